@@ -1,0 +1,39 @@
+"""Ahead-of-time compiles of every shipped Hopper config for sm_90a (no GPU needed).
+
+Each variant must use wgmma and TMA (loads and stores), reallocate registers with setmaxnreg, spill nothing
+and fit its shared memory in 227 KB.
+"""
+import pytest
+import torch
+
+from warpgemm.config import SMEM_LIMIT, check_config
+from warpgemm.heuristics import SHIPPED_CONFIGS
+from warpgemm.kernels.hopper.aot import compile_gemm, inspect_compiled
+
+VARIANTS = []
+for cfg in SHIPPED_CONFIGS:
+    for a_k in (True, False):
+        for b_k in (True, False):
+            VARIANTS.append((cfg, torch.bfloat16, torch.bfloat16, a_k, b_k, False))
+    VARIANTS.append((cfg, torch.float16, torch.float16, True, True, True))
+    VARIANTS.append((cfg, torch.bfloat16, torch.float32, True, True, True))
+
+
+def _id(v):
+    cfg, i, o, a_k, b_k, bias = v
+    return f"{cfg.name}-{str(i)[6:]}-{str(o)[6:]}-A{'k' if a_k else 'm'}-B{'k' if b_k else 'n'}{'-bias' if bias else ''}"
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=_id)
+def test_hopper_variant_compiles_clean(variant, tmp_path):
+    cfg, in_dt, out_dt, a_k, b_k, bias = variant
+    if check_config(cfg, in_dt, out_dt) is not None:
+        pytest.skip(f"{cfg.name} is not valid for {in_dt}->{out_dt}: {check_config(cfg, in_dt, out_dt)}")
+    kernel = compile_gemm(cfg, in_dtype=in_dt, out_dtype=out_dt, a_kmajor=a_k, b_kmajor=b_k, has_bias=bias)
+    r = inspect_compiled(kernel, "gemm", str(tmp_path))
+    assert r.has_wgmma, "no wgmma.mma_async in the PTX"
+    assert r.has_tma_load and r.has_tma_store, "TMA bulk tensor copies missing"
+    assert r.has_setmaxnreg, "no register reallocation between partitions"
+    assert r.stack_bytes == 0 and r.local_bytes == 0, f"register spills: {r}"
+    assert r.shared_bytes <= SMEM_LIMIT
+    assert r.shared_bytes <= cfg.smem_bytes(in_dt, out_dt), "the config's shared-memory estimate is too low"

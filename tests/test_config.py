@@ -1,0 +1,72 @@
+"""GemmConfig validity and the heuristics (pure host logic)."""
+import itertools
+
+import pytest
+import torch
+
+from warpgemm.config import SMEM_LIMIT, GemmConfig, check_config, launch_warps
+from warpgemm.heuristics import SHIPPED_CONFIGS, choose_config
+
+DTYPES = [(torch.bfloat16, torch.bfloat16), (torch.float16, torch.float16), (torch.bfloat16, torch.float32),
+          (torch.float16, torch.float32)]
+
+
+@pytest.mark.parametrize("cfg", SHIPPED_CONFIGS, ids=lambda c: c.name)
+def test_shipped_configs_are_valid_for_16bit_outputs(cfg):
+    for dt in (torch.bfloat16, torch.float16):
+        assert check_config(cfg, dt, dt) is None
+        assert cfg.smem_bytes(dt, dt) <= SMEM_LIMIT
+
+
+@pytest.mark.parametrize("bad, reason", [
+    (GemmConfig(block_m=96), "block_m must be"),
+    (GemmConfig(block_n=100), "block_n must be"),
+    (GemmConfig(block_k=16), "block_k must be"),
+    (GemmConfig(consumer_warps=2), "consumer_warps"),
+    (GemmConfig(block_m=64, consumer_warps=8), "too small"),
+    (GemmConfig(block_m=256, block_n=256, consumer_warps=8, stages=2), "registers per thread"),
+    (GemmConfig(stages=5), "shared memory"),
+    (GemmConfig(stages=1), "stages"),
+    (GemmConfig(producer_regs=30), "producer_regs"),
+])
+def test_invalid_configs_say_why(bad, reason):
+    msg = check_config(bad, torch.bfloat16, torch.bfloat16)
+    assert msg is not None and reason in msg
+
+
+def test_fp32_output_rejects_the_large_tile():
+    big = SHIPPED_CONFIGS[0]
+    assert check_config(big, torch.bfloat16, torch.float32) is not None
+
+
+@pytest.mark.parametrize("in_dt, out_dt", DTYPES)
+def test_heuristics_always_return_a_valid_config(in_dt, out_dt):
+    sizes = [1, 7, 64, 65, 128, 1000, 4096, 8192, 16384]
+    for b, m, n, k in itertools.product([1, 4], sizes, sizes, [1, 4096]):
+        cfg, why = choose_config(b, m, n, k, in_dt, out_dt, 132)
+        assert check_config(cfg, in_dt, out_dt) is None, (b, m, n, k, cfg)
+        assert why
+
+
+def test_small_m_uses_64_row_tiles():
+    cfg, _ = choose_config(1, 16, 4096, 4096, torch.bfloat16, torch.bfloat16, 132)
+    assert cfg.block_m == 64
+
+
+def test_big_problems_use_the_widest_tile():
+    cfg, _ = choose_config(1, 8192, 8192, 8192, torch.bfloat16, torch.bfloat16, 132)
+    assert (cfg.block_m, cfg.block_n, cfg.consumer_warps) == (128, 256, 8)
+
+
+def test_config_round_trips_through_the_op_boundary():
+    for cfg in SHIPPED_CONFIGS:
+        assert GemmConfig.from_list(cfg.to_list()) == cfg
+    with pytest.raises(Exception):
+        SHIPPED_CONFIGS[0].block_m = 64  # frozen
+
+
+def test_launch_warps_fit_the_register_file():
+    for cfg in SHIPPED_CONFIGS:
+        warps, maxnreg = launch_warps(cfg)
+        assert warps == cfg.consumer_warps
+        assert (warps + 4) * 32 * maxnreg <= 65536

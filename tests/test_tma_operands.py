@@ -1,0 +1,75 @@
+"""Which strided tensors go to TMA as they are, and the padded copies for the rest (host logic, CPU tensors)."""
+import torch
+
+from warpgemm.kernels.hopper import tma_operands as tma
+
+BF = torch.bfloat16
+
+
+def rnd(*shape):
+    return torch.randn(shape).to(BF)
+
+
+def test_row_major_is_read_in_place():
+    a = rnd(1, 64, 128)
+    op = tma.describe(a, 2)
+    assert op is not None and op.contiguous_dim == 2 and op.shape == (1, 64, 128) and op.strides[1:] == (128, 1)
+
+
+def test_weight_transpose_is_k_major_in_place():
+    w = rnd(96, 128)  # (N, K)
+    b3 = w.t().unsqueeze(0)  # (1, K, N) column-major
+    op = tma.describe_any(b3, 1)
+    assert op is not None and op.contiguous_dim == 1 and op.shape == (1, 96, 128) and op.strides[1:] == (128, 1)
+    assert op.tensor.data_ptr() == w.data_ptr()
+
+
+def test_column_major_a_is_read_in_place():
+    a = rnd(128, 64).t().unsqueeze(0)  # (1, M=64, K=128), M contiguous
+    op = tma.describe_any(a, 2)
+    assert op is not None and op.contiguous_dim == 1
+
+
+def test_unaligned_pitch_is_rejected_and_copied():
+    a = rnd(1, 10, 7)  # 14-byte rows
+    assert tma.describe_any(a, 2) is None
+    op = tma.padded_copy(a, 2)
+    assert op.copied and op.strides[1] == 8
+    assert torch.equal(op.tensor, a)
+
+
+def test_misaligned_base_is_rejected():
+    big = rnd(1, 16, 72)
+    view = big[:, :, 1:65]
+    assert view.data_ptr() % 16 != 0
+    assert tma.describe_any(view, 2) is None
+    op = tma.padded_copy(view, 2)
+    assert torch.equal(op.tensor, view)
+
+
+def test_gapped_view_with_aligned_pitch_stays_in_place():
+    big = rnd(1, 32, 64)
+    view = big[:, ::2, :]  # row pitch 128 elements: still TMA-legal
+    op = tma.describe(view, 2)
+    assert op is not None and op.strides[1] == 128
+
+
+def test_unit_dimensions_get_legal_strides():
+    row = rnd(1, 1, 7)  # M = 1, odd K: the row stride is never stepped over
+    op = tma.describe(row, 2)
+    assert op is not None and op.strides[1] % 8 == 0 and op.strides[0] % 8 == 0
+    col = rnd(1, 5, 1)  # N = 1 column
+    assert tma.describe_any(col, 2) is not None
+
+
+def test_broadcast_batch_stride_zero_is_not_tma_legal():
+    x = rnd(1, 16, 16).expand(3, 16, 16)
+    assert tma.describe_any(x, 2) is None
+
+
+def test_output_buffer_pads_unaligned_rows():
+    c = tma.output_buffer((2, 5, 7), BF, torch.device("cpu"))
+    assert c.shape == (2, 5, 7) and c.stride(1) == 8
+    assert tma.describe(c, 2) is not None
+    c2 = tma.output_buffer((2, 5, 8), BF, torch.device("cpu"))
+    assert c2.is_contiguous()

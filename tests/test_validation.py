@@ -1,0 +1,99 @@
+"""Bad input gets a clear error naming the argument, the expected and the actual value."""
+import pytest
+import torch
+
+import warpgemm
+from warpgemm import _env
+from warpgemm.config import GemmConfig
+from warpgemm.ops import gemm_impl
+
+BF = torch.bfloat16
+
+
+def t(*shape, dtype=BF, device="cpu"):
+    return torch.randn(shape, device=device).to(dtype)
+
+
+def test_unsupported_dtype_names_argument_and_dtype():
+    with pytest.raises(TypeError, match=r"a must be torch.bfloat16 or torch.float16, got torch.float32"):
+        warpgemm.matmul(t(4, 4, dtype=torch.float32), t(4, 4, dtype=torch.float32))
+
+
+def test_mismatched_dtypes():
+    with pytest.raises(TypeError, match=r"b must have the same dtype as a \(torch.bfloat16\), got torch.float16"):
+        warpgemm.matmul(t(4, 4), t(4, 4, dtype=torch.float16))
+
+
+def test_inner_dimension_mismatch():
+    with pytest.raises(ValueError, match=r"b must have 5 rows .*shape \(3, 5\).*got b of shape \(4, 2\)"):
+        warpgemm.matmul(t(3, 5), t(4, 2))
+
+
+def test_batch_dims_that_do_not_broadcast():
+    with pytest.raises(ValueError, match=r"batch dimensions of a \(2,\) and b \(3,\) do not broadcast"):
+        warpgemm.matmul(t(2, 3, 4), t(3, 4, 5))
+
+
+def test_zero_dim_input():
+    with pytest.raises(ValueError, match="at least 1 dimension"):
+        warpgemm.matmul(torch.tensor(1.0, dtype=BF), t(3))
+
+
+def test_not_a_tensor():
+    with pytest.raises(TypeError, match="b must be a torch.Tensor, got list"):
+        warpgemm.matmul(t(2, 2), [[1.0]])
+
+
+def test_different_devices():
+    with pytest.raises(ValueError, match=r"b must be on the same device as a \(cpu\), got meta"):
+        warpgemm.matmul(t(4, 4), torch.empty(4, 4, dtype=BF, device="meta"))
+
+
+def test_cpu_tensors_without_interpreter(monkeypatch):
+    monkeypatch.setattr(_env, "INTERPRET", False)
+    with pytest.raises(ValueError, match="TRITON_INTERPRET=1"):
+        warpgemm.matmul(t(4, 4), t(4, 4))
+
+
+def test_out_dtype_checks():
+    with pytest.raises(TypeError, match=r"out_dtype must be None, torch.bfloat16 or torch.float32"):
+        warpgemm.matmul(t(4, 4), t(4, 4), out_dtype=torch.float16)
+    with pytest.raises(TypeError, match=r"out must have dtype out_dtype \(torch.float32\), got torch.bfloat16"):
+        warpgemm.matmul(t(4, 4), t(4, 4), out=t(4, 4), out_dtype=torch.float32)
+
+
+def test_out_shape():
+    with pytest.raises(ValueError, match=r"out must have shape \(4, 3\), got \(3, 4\)"):
+        warpgemm.matmul(t(4, 5), t(5, 3), out=t(3, 4))
+
+
+def test_bias_checks():
+    with pytest.raises(ValueError, match=r"bias must have shape \(3,\) .*got \(4,\)"):
+        warpgemm.matmul(t(4, 5), t(5, 3), bias=t(4))
+    with pytest.raises(TypeError, match=r"bias must be torch.bfloat16 or torch.float32, got torch.float16"):
+        warpgemm.matmul(t(4, 5), t(5, 3), bias=t(3, dtype=torch.float16))
+
+
+def test_linear_checks():
+    with pytest.raises(ValueError, match=r"weight must be 2-D .*got shape \(5,\)"):
+        warpgemm.linear(t(4, 5), t(5))
+    with pytest.raises(ValueError, match=r"input must have last dimension 5 .*got shape \(4, 6\)"):
+        warpgemm.linear(t(4, 6), t(3, 5))
+
+
+def test_out_with_autograd_is_refused():
+    a = t(4, 4).requires_grad_()
+    with pytest.raises(RuntimeError, match="out=.* don't support automatic differentiation"):
+        warpgemm.matmul(a, t(4, 4), out=t(4, 4))
+
+
+def test_config_type():
+    with pytest.raises(TypeError, match="config must be a warpgemm.GemmConfig or None, got dict"):
+        warpgemm.matmul(t(4, 4), t(4, 4), config={"block_m": 64})
+
+
+def test_invalid_forced_config_is_a_clear_error():
+    a3, c3 = torch.empty(1, 8, 8, dtype=BF, device="meta"), torch.empty(1, 8, 8, dtype=BF, device="meta")
+    bad = GemmConfig(block_m=128, block_n=256, block_k=64, stages=6, consumer_warps=8)
+    with pytest.raises(ValueError, match=r"config .* is invalid for torch.bfloat16 inputs .*shared memory"):
+        gemm_impl.resolve_config(bad, a3, c3)

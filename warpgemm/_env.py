@@ -1,0 +1,69 @@
+"""Facts about the running environment, read once and cached.
+
+Everything on the per-call path reads plain module attributes or small dict caches: a
+`torch.cuda.get_device_capability` call costs microseconds, a dict lookup does not.
+"""
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import sys
+
+import torch
+
+_TRUE = {"1", "true", "yes", "on"}
+
+# Under TRITON_INTERPRET=1 `triton.jit` kernels run on CPU tensors (the portable path's CPU mode).
+# Triton reads the variable when a kernel is decorated, so it must be set before warpgemm is imported.
+INTERPRET = os.environ.get("TRITON_INTERPRET", "0").lower() in _TRUE
+
+# WARPGEMM_BACKEND=portable forces the plain-Triton kernels everywhere (debugging, non-Hopper checks).
+BACKEND = os.environ.get("WARPGEMM_BACKEND", "auto").lower()
+if BACKEND not in ("auto", "portable", "hopper"):
+    raise ValueError(f"WARPGEMM_BACKEND must be one of auto, portable, hopper; got {BACKEND!r}")
+
+_log = logging.getLogger("warpgemm")
+LOG_ENABLED = os.environ.get("WARPGEMM_LOG", "0").lower() in _TRUE
+if LOG_ENABLED and not _log.handlers:
+    _handler = logging.StreamHandler(sys.stderr)
+    _handler.setFormatter(logging.Formatter("[warpgemm] %(message)s"))
+    _log.addHandler(_handler)
+    _log.setLevel(logging.INFO)
+    _log.propagate = False
+
+
+def set_logging(enabled: bool) -> None:
+    """Turn the per-call path/config log on or off at run time (same as WARPGEMM_LOG=1)."""
+    global LOG_ENABLED
+    LOG_ENABLED = bool(enabled)
+    if enabled and not _log.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("[warpgemm] %(message)s"))
+        _log.addHandler(handler)
+        _log.propagate = False
+    _log.setLevel(logging.INFO if enabled else logging.WARNING)
+
+
+def log(msg: str) -> None:
+    _log.info(msg)
+
+
+@functools.lru_cache(maxsize=None)
+def capability(index: int) -> tuple[int, int]:
+    return torch.cuda.get_device_capability(index)
+
+
+@functools.lru_cache(maxsize=None)
+def num_sms(index: int) -> int:
+    return torch.cuda.get_device_properties(index).multi_processor_count
+
+
+@functools.lru_cache(maxsize=None)
+def device_name(index: int) -> str:
+    return torch.cuda.get_device_name(index)
+
+
+def is_hopper(index: int) -> bool:
+    # wgmma and setmaxnreg exist on sm_90a only; Blackwell (sm_100) has neither, so it takes the portable path.
+    return capability(index) == (9, 0)

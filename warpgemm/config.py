@@ -1,0 +1,107 @@
+"""GemmConfig: one kernel choice for the Hopper GEMM, and the single predicate that says whether it fits a problem."""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import torch
+
+# Hopper: 227 KB of shared memory per block (232,448 B). The offline compile does not reject a kernel over
+# it (it fails at launch), so the budget is checked here. The kernel also holds its mbarriers and Triton
+# rounds allocations up; SMEM_SLACK covers both.
+SMEM_LIMIT = 232_448
+SMEM_SLACK = 1024
+
+# Registers one thread of the consumer partition may spend on accumulators. wgmma keeps a BM x BN fp32 tile
+# spread over the consumer warps; above 128 per thread the operand addressing and epilogue spill.
+MAX_ACC_REGS = 128
+
+
+@dataclass(frozen=True)
+class GemmConfig:
+    """A Hopper GEMM kernel choice.
+
+    block_m/block_n/block_k: the output tile and the K step of one pipeline stage.
+    stages: depth of the shared-memory operand ring the TMA producer fills.
+    consumer_warps: warps of the wgmma partition (4 = one warpgroup, 8 = two warpgroups sharing a tile).
+    group_m: rows of tiles walked together by the persistent scheduler (L2 reuse of the B panel).
+    producer_regs: register budget of the one-warp TMA producer (setmaxnreg).
+    """
+
+    block_m: int = 128
+    block_n: int = 256
+    block_k: int = 64
+    stages: int = 3
+    consumer_warps: int = 8
+    group_m: int = 8
+    producer_regs: int = 40
+
+    @property
+    def name(self) -> str:
+        return (f"{self.block_m}x{self.block_n}x{self.block_k}_s{self.stages}"
+                f"_w{self.consumer_warps}_g{self.group_m}")
+
+    def smem_bytes(self, in_dtype: torch.dtype, out_dtype: torch.dtype) -> int:
+        ring = self.stages * (self.block_m + self.block_n) * self.block_k * in_dtype.itemsize
+        epilogue = self.block_m * self.block_n * out_dtype.itemsize
+        barriers = 2 * self.stages * 8
+        return ring + epilogue + barriers + SMEM_SLACK
+
+    def replace(self, **changes) -> "GemmConfig":
+        return dataclasses.replace(self, **changes)
+
+    def to_list(self) -> list[int]:
+        """The fields in order: how a config crosses the torch.library op boundary."""
+        return list(dataclasses.astuple(self))
+
+    @classmethod
+    def from_list(cls, values) -> "GemmConfig":
+        return cls(*values)
+
+
+def check_config(cfg: GemmConfig, in_dtype: torch.dtype, out_dtype: torch.dtype) -> str | None:
+    """Return None when `cfg` can run a GEMM with these dtypes on Hopper, else the reason it cannot.
+
+    This is the only validity predicate: heuristics, the tuner and forced configs all go through it.
+    Problem sizes never make a config invalid: TMA zero-fills and clips ragged edges.
+    """
+    bm, bn, bk = cfg.block_m, cfg.block_n, cfg.block_k
+    if bm not in (64, 128, 256):
+        return f"block_m must be 64, 128 or 256, got {bm}"
+    if bn not in (64, 128, 192, 256):
+        return f"block_n must be 64, 128, 192 or 256, got {bn}"
+    if bk not in (32, 64, 128):
+        return f"block_k must be 32, 64 or 128, got {bk}"
+    if bk * in_dtype.itemsize < 32:
+        return f"block_k={bk} gives a {bk * in_dtype.itemsize}-byte TMA row; at least 32 bytes are needed"
+    if cfg.consumer_warps not in (4, 8):
+        return f"consumer_warps must be 4 or 8, got {cfg.consumer_warps}"
+    # wgmma gives each warpgroup (4 warps) slabs of 64 rows: the tile must hold one per warpgroup.
+    if bm < 16 * cfg.consumer_warps:
+        return f"block_m={bm} is too small for {cfg.consumer_warps} consumer warps (needs >= {16 * cfg.consumer_warps})"
+    if cfg.stages < 2 or cfg.stages > 8:
+        return f"stages must be between 2 and 8, got {cfg.stages}"
+    if cfg.group_m < 1:
+        return f"group_m must be >= 1, got {cfg.group_m}"
+    if not (24 <= cfg.producer_regs <= 256 and cfg.producer_regs % 8 == 0):
+        return f"producer_regs must be a multiple of 8 in [24, 256], got {cfg.producer_regs}"
+    acc_regs = bm * bn // (32 * cfg.consumer_warps)
+    if acc_regs > MAX_ACC_REGS:
+        return (f"a {bm}x{bn} fp32 accumulator over {cfg.consumer_warps} warps needs {acc_regs} registers per "
+                f"thread (limit {MAX_ACC_REGS})")
+    smem = cfg.smem_bytes(in_dtype, out_dtype)
+    if smem > SMEM_LIMIT:
+        return (f"needs {smem} bytes of shared memory for {in_dtype} inputs and {out_dtype} output "
+                f"(limit {SMEM_LIMIT})")
+    return None
+
+
+def launch_warps(cfg: GemmConfig) -> tuple[int, int]:
+    """(num_warps, maxnreg) to launch with: the consumer warps plus one warpgroup holding the producer warp.
+
+    maxnreg caps registers at kernel entry so that setmaxnreg can move them from the producer to the
+    consumers: 64K registers over all warps of the block.
+    """
+    total_warps = cfg.consumer_warps + 4
+    maxnreg = min(256, (65536 // (32 * total_warps)) // 8 * 8)
+    return cfg.consumer_warps, maxnreg

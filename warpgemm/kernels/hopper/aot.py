@@ -1,0 +1,87 @@
+"""Ahead-of-time compiles of the Hopper kernels for sm_90a, with no GPU: what CI checks structurally.
+
+`compile_gemm(cfg, ...)` builds PTX and a cubin for one variant; `inspect_compiled` reads off what matters:
+wgmma / TMA / setmaxnreg present, spills (STACK/LOCAL) and shared memory.
+"""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from typing import NamedTuple
+
+import torch
+import triton
+from triton.backends.compiler import GPUTarget
+from triton.experimental.gluon._runtime import GluonASTSource
+from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
+from triton.runtime.jit import mangle_type
+
+from ...config import GemmConfig, launch_warps
+from .gemm import kernel_constexprs, operand_blocks, smem_layout
+from .gemm_kernel import gemm_kernel
+
+SM90 = GPUTarget("cuda", 90, 32)
+_PTR_TYPES = {torch.bfloat16: "*bf16", torch.float16: "*fp16", torch.float32: "*fp32"}
+
+
+class CompileReport(NamedTuple):
+    name: str
+    has_wgmma: bool
+    has_tma_load: bool
+    has_tma_store: bool
+    has_setmaxnreg: bool
+    shared_bytes: int
+    registers: int
+    stack_bytes: int
+    local_bytes: int
+
+
+def _example_descriptor(block, dtype):
+    # Shapes and strides are run-time values: a small dummy tensor describes the argument's type.
+    t = torch.empty(64 * 64 * 4, dtype=dtype)
+    return TensorDescriptor(t, [2, 64, 64], [64 * 64, 64, 1], list(block), smem_layout(tuple(block), dtype))
+
+
+def compile_gemm(cfg: GemmConfig, *, in_dtype=torch.bfloat16, out_dtype=torch.bfloat16, a_kmajor=True,
+                 b_kmajor=True, a_batched=True, b_batched=False, has_bias=False):
+    a_block, b_block, c_block = operand_blocks(cfg, a_kmajor, b_kmajor)
+    descs = [_example_descriptor(a_block, in_dtype), _example_descriptor(b_block, in_dtype),
+             _example_descriptor(c_block, out_dtype)]
+    constexprs = kernel_constexprs(cfg, a_kmajor, b_kmajor, a_batched, b_batched, has_bias)
+    num_warps, maxnreg = launch_warps(cfg)
+    signature = {name: mangle_type(d) for name, d in zip(("a_desc", "b_desc", "c_desc"), descs)}
+    signature["bias_ptr"] = _PTR_TYPES[in_dtype if has_bias else out_dtype]
+    signature.update({k: "constexpr" for k in constexprs})
+    signature["num_warps"] = "constexpr"
+    src = GluonASTSource(gemm_kernel, signature, constexprs={**constexprs, "num_warps": num_warps})
+    return triton.compile(src, target=SM90, options={"num_warps": num_warps, "maxnreg": maxnreg})
+
+
+def _cuobjdump() -> str:
+    return os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin", "cuobjdump")
+
+
+def inspect_compiled(kernel, name: str, tmpdir: str) -> CompileReport:
+    ptx = kernel.asm["ptx"]
+    path = os.path.join(tmpdir, f"{name}.cubin")
+    with open(path, "wb") as f:
+        f.write(kernel.asm["cubin"])
+    usage = subprocess.run([_cuobjdump(), "--dump-resource-usage", path], capture_output=True, text=True,
+                           check=True).stdout
+
+    def field(key):
+        m = re.search(rf"\b{key}:(\d+)", usage)
+        return int(m.group(1)) if m else -1
+
+    return CompileReport(
+        name=name,
+        has_wgmma="wgmma.mma_async" in ptx,
+        has_tma_load=bool(re.search(r"cp\.async\.bulk\.tensor\.\dd\.shared::cluster\.global", ptx)),
+        has_tma_store=bool(re.search(r"cp\.async\.bulk\.tensor\.\dd\.global\.shared::cta", ptx)),
+        has_setmaxnreg="setmaxnreg" in ptx,
+        shared_bytes=kernel.metadata.shared,
+        registers=field("REG"),
+        stack_bytes=field("STACK"),
+        local_bytes=field("LOCAL"),
+    )

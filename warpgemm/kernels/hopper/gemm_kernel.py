@@ -1,0 +1,41 @@
+"""The persistent warp-specialized Hopper GEMM: C[b] = A[b] @ B[b] (+ bias), fp32 accumulation.
+
+One program per SM (at most). Shared memory holds an S-slot ring of (A, B) tiles and the epilogue's C tile;
+a one-warp TMA producer fills the ring, the default partition (one or two wgmma warpgroups) drains it and
+stores each finished tile through the epilogue. The scheduler and epilogue are constexpr policy classes so the
+same body serves other schedules (grouped, split-K) and epilogues.
+"""
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
+
+from .epilogue import TmaStoreEpilogue
+from .partitions import GemmOperands, tma_producer, wgmma_consumer
+from .pipeline import BarrierRing
+from .scheduler import GroupedTileScheduler
+
+__all__ = ["gemm_kernel", "accumulator_layout", "GroupedTileScheduler", "TmaStoreEpilogue"]
+
+
+@gluon.constexpr_function
+def accumulator_layout(block_m, block_n, num_warps):
+    # Warps stack along M in 16-row slabs (a warpgroup covers 64 rows); one wgmma instruction spans the whole
+    # tile width when block_n <= 256, which issues the fewest instructions.
+    return gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[num_warps, 1], instr_shape=[16, block_n, 16])
+
+
+@gluon.jit
+def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr,  #
+                A_KMAJOR: gl.constexpr, B_KMAJOR: gl.constexpr, A_BATCHED: gl.constexpr, B_BATCHED: gl.constexpr,
+                HAS_BIAS: gl.constexpr, GROUP_M: gl.constexpr, STAGES: gl.constexpr, PRODUCER_REGS: gl.constexpr,
+                SchedulerImpl: gl.constexpr, EpilogueImpl: gl.constexpr, num_warps: gl.constexpr):
+    a_bufs = gl.allocate_shared_memory(a_desc.dtype, [STAGES] + a_desc.block_type.shape, a_desc.layout)
+    b_bufs = gl.allocate_shared_memory(b_desc.dtype, [STAGES] + b_desc.block_type.shape, b_desc.layout)
+    ring = BarrierRing.allocate(STAGES, 1)
+    p = GemmOperands(a_desc, b_desc, c_desc, bias_ptr, a_bufs, b_bufs, ring, A_KMAJOR, B_KMAJOR, A_BATCHED,
+                     B_BATCHED, HAS_BIAS, GROUP_M)
+    acc_layout: gl.constexpr = accumulator_layout(p.block_m(), p.block_n(), num_warps)
+    gl.warp_specialize([
+        (wgmma_consumer, (p, SchedulerImpl, EpilogueImpl, acc_layout)),
+        (tma_producer, (p, SchedulerImpl)),
+    ], [1], [PRODUCER_REGS])
+    ring.release_all()

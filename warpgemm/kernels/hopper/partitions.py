@@ -1,0 +1,151 @@
+"""The two partitions of the warp-specialized GEMM mainloop, written once for every GEMM kernel.
+
+- `tma_producer`: one warp; walks the scheduler's tiles and, for each K step, waits for an empty ring slot and
+  issues the TMA loads of the A and B tiles into it (the TMA engine signals the slot's ready barrier).
+- `wgmma_consumer`: the default partition (one or two warpgroups); waits for ready slots, issues async wgmma,
+  frees each slot once the wgmma reading it has retired, and hands the finished accumulator to the epilogue.
+
+Operands are described by 3-D TMA descriptors (batch, rows, cols). "K-major" means K is the contiguous
+dimension: A (M, K) row-major and B given as W.T of an (N, K) weight are K-major. The other cases are read
+with the transposed box and handed to wgmma as a permuted shared-memory view, so no layout needs a copy.
+"""
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
+from triton.experimental.gluon.language.nvidia.hopper import mbarrier, tma, warpgroup_mma, warpgroup_mma_wait
+from triton.language.core import _aggregate as aggregate
+
+from .pipeline import BarrierRing, RingPosition
+
+
+@aggregate
+class GemmOperands:
+    """What both partitions read: descriptors, the operand ring and the static shape of the problem."""
+
+    a_desc: tma.tensor_descriptor
+    b_desc: tma.tensor_descriptor
+    c_desc: tma.tensor_descriptor
+    bias_ptr: gl.tensor
+    a_bufs: gl.shared_memory_descriptor
+    b_bufs: gl.shared_memory_descriptor
+    ring: BarrierRing
+    A_KMAJOR: gl.constexpr
+    B_KMAJOR: gl.constexpr
+    A_BATCHED: gl.constexpr
+    B_BATCHED: gl.constexpr
+    HAS_BIAS: gl.constexpr
+    GROUP_M: gl.constexpr
+
+    @gluon.constexpr_function
+    def __init__(self, a_desc, b_desc, c_desc, bias_ptr, a_bufs, b_bufs, ring, A_KMAJOR, B_KMAJOR, A_BATCHED,
+                 B_BATCHED, HAS_BIAS, GROUP_M):
+        self.a_desc = a_desc
+        self.b_desc = b_desc
+        self.c_desc = c_desc
+        self.bias_ptr = bias_ptr
+        self.a_bufs = a_bufs
+        self.b_bufs = b_bufs
+        self.ring = ring
+        self.A_KMAJOR = gl.constexpr(A_KMAJOR)
+        self.B_KMAJOR = gl.constexpr(B_KMAJOR)
+        self.A_BATCHED = gl.constexpr(A_BATCHED)
+        self.B_BATCHED = gl.constexpr(B_BATCHED)
+        self.HAS_BIAS = gl.constexpr(HAS_BIAS)
+        self.GROUP_M = gl.constexpr(GROUP_M)
+
+    # Static tile shape, read off the descriptors' boxes.
+    @gluon.constexpr_function
+    def block_m(self):
+        return self.c_desc.block_type.shape[1]
+
+    @gluon.constexpr_function
+    def block_n(self):
+        return self.c_desc.block_type.shape[2]
+
+    @gluon.constexpr_function
+    def block_k(self):
+        return self.a_desc.block_type.shape[2] if self.A_KMAJOR else self.a_desc.block_type.shape[1]
+
+    @gluon.jit
+    def num_k_steps(self):
+        K = self.a_desc.shape[2] if self.A_KMAJOR else self.a_desc.shape[1]
+        return gl.cdiv(K, self.block_k())
+
+    @gluon.jit
+    def scheduler(self, SchedulerImpl: gl.constexpr):
+        return SchedulerImpl.create(self.c_desc.shape[0], self.c_desc.shape[1], self.c_desc.shape[2],
+                                    self.block_m(), self.block_n(), self.GROUP_M)
+
+    @gluon.jit
+    def a_tile(self, index):
+        """The A slot as the [BLOCK_M, BLOCK_K] view wgmma reads."""
+        BM: gl.constexpr = self.block_m()
+        BK: gl.constexpr = self.block_k()
+        if self.A_KMAJOR:
+            return self.a_bufs.index(index).reshape([BM, BK])
+        else:
+            return self.a_bufs.index(index).reshape([BK, BM]).permute((1, 0))
+
+    @gluon.jit
+    def b_tile(self, index):
+        """The B slot as the [BLOCK_K, BLOCK_N] view wgmma reads."""
+        BN: gl.constexpr = self.block_n()
+        BK: gl.constexpr = self.block_k()
+        if self.B_KMAJOR:
+            return self.b_bufs.index(index).reshape([BN, BK]).permute((1, 0))
+        else:
+            return self.b_bufs.index(index).reshape([BK, BN])
+
+
+@gluon.jit
+def tma_producer(p: GemmOperands, SchedulerImpl: gl.constexpr):
+    BK: gl.constexpr = p.block_k()
+    nbytes: gl.constexpr = p.a_desc.block_type.nbytes + p.b_desc.block_type.nbytes
+    sched = p.scheduler(SchedulerImpl)
+    num_k = p.num_k_steps()
+    pos = RingPosition.start(p.ring.num_slots)
+    for i in range(sched.local_count()):
+        batch, off_m, off_n = sched.tile(i)
+        # An operand shared by every batch (a broadcast 2-D operand) is read at batch 0.
+        a_batch = batch if p.A_BATCHED else 0
+        b_batch = batch if p.B_BATCHED else 0
+        for kk in range(num_k):
+            k = kk * BK
+            p.ring.wait_empty(pos)
+            bar = p.ring.ready_barrier(pos)
+            mbarrier.expect(bar, nbytes)
+            if p.A_KMAJOR:
+                tma.async_copy_global_to_shared(p.a_desc, [a_batch, off_m, k], bar, p.a_bufs.index(pos.index))
+            else:
+                tma.async_copy_global_to_shared(p.a_desc, [a_batch, k, off_m], bar, p.a_bufs.index(pos.index))
+            if p.B_KMAJOR:
+                tma.async_copy_global_to_shared(p.b_desc, [b_batch, off_n, k], bar, p.b_bufs.index(pos.index))
+            else:
+                tma.async_copy_global_to_shared(p.b_desc, [b_batch, k, off_n], bar, p.b_bufs.index(pos.index))
+            pos = pos.next()
+
+
+@gluon.jit
+def wgmma_consumer(p: GemmOperands, SchedulerImpl: gl.constexpr, EpilogueImpl: gl.constexpr,
+                   acc_layout: gl.constexpr):
+    BM: gl.constexpr = p.block_m()
+    BN: gl.constexpr = p.block_n()
+    epi = EpilogueImpl.create(p.c_desc, p.bias_ptr, p.HAS_BIAS)
+    sched = p.scheduler(SchedulerImpl)
+    num_k = p.num_k_steps()
+    pos = RingPosition.start(p.ring.num_slots)
+    for i in range(sched.local_count()):
+        batch, off_m, off_n = sched.tile(i)
+        acc = gl.zeros([BM, BN], gl.float32, acc_layout)
+        for kk in range(num_k):
+            p.ring.wait_ready(pos)
+            acc = warpgroup_mma(p.a_tile(pos.index), p.b_tile(pos.index), acc, use_acc=kk > 0, is_async=True)
+            # Keep one wgmma in flight. Once it is the only one left, the one before it has retired and only
+            # THAT slot may be refilled: the current slot is still being read.
+            acc = warpgroup_mma_wait(1, deps=(acc, ))
+            p.ring.mark_previous_empty(pos, pred=kk > 0)
+            pos = pos.next()
+        # pos is one past the tile's last slot: retire its wgmma and release it.
+        acc = warpgroup_mma_wait(0, deps=(acc, ))
+        p.ring.mark_previous_empty(pos)
+        epi.store(acc, batch, off_m, off_n)
+    epi.drain()

@@ -1,0 +1,110 @@
+"""Pipeline state shared by every warp-specialized kernel: a ring of shared-memory slots guarded by
+"ready" / "empty" mbarrier pairs.
+
+A producer waits until a slot is empty, fills it (TMA, or ordinary stores followed by a fence) and marks it
+ready; a consumer waits until it is ready, uses it and marks it empty. Each side walks the ring with its own
+RingPosition (slot index and barrier parity). All partitions must walk the same number of slots.
+"""
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
+from triton.experimental.gluon.language.nvidia.hopper import mbarrier
+from triton.language.core import _aggregate as aggregate
+
+
+@aggregate
+class RingPosition:
+    """Slot index and mbarrier parity of one side's walk around a ring of `num_slots` slots."""
+
+    index: gl.tensor
+    phase: gl.tensor
+    num_slots: gl.constexpr
+
+    @gluon.constexpr_function
+    def __init__(self, index, phase, num_slots):
+        self.index = index
+        self.phase = phase
+        self.num_slots = gl.constexpr(num_slots)
+
+    @gluon.jit
+    def start(num_slots: gl.constexpr):
+        return RingPosition(gl.to_tensor(0), gl.to_tensor(0), num_slots)
+
+    @gluon.jit
+    def previous_index(self):
+        """Slot index one step behind this position (wrapping)."""
+        return gl.where(self.index == 0, self.num_slots - 1, self.index - 1)
+
+    @gluon.must_use_result
+    @gluon.jit
+    def next(self):
+        index = self.index + 1
+        wrap = index == self.num_slots
+        return RingPosition(gl.where(wrap, 0, index), gl.where(wrap, self.phase ^ 1, self.phase), self.num_slots)
+
+
+@aggregate
+class BarrierRing:
+    """The ready/empty mbarrier pairs of a ring of `num_slots` slots.
+
+    `empty_count` is how many partitions release a slot (an arrive from a multi-warp partition counts once).
+    """
+
+    ready: gl.shared_memory_descriptor
+    empty: gl.shared_memory_descriptor
+    num_slots: gl.constexpr
+
+    @gluon.constexpr_function
+    def __init__(self, ready, empty, num_slots):
+        self.ready = ready
+        self.empty = empty
+        self.num_slots = gl.constexpr(num_slots)
+
+    @gluon.jit
+    def allocate(num_slots: gl.constexpr, empty_count: gl.constexpr = 1):
+        ready = gl.allocate_shared_memory(gl.int64, [num_slots, 1], mbarrier.MBarrierLayout())
+        empty = gl.allocate_shared_memory(gl.int64, [num_slots, 1], mbarrier.MBarrierLayout())
+        for i in gl.static_range(num_slots):
+            mbarrier.init(ready.index(i), count=1)
+            mbarrier.init(empty.index(i), count=empty_count)
+        return BarrierRing(ready, empty, num_slots)
+
+    @gluon.jit
+    def release_all(self):
+        for i in gl.static_range(self.num_slots):
+            mbarrier.invalidate(self.ready.index(i))
+            mbarrier.invalidate(self.empty.index(i))
+
+    # Producer side -------------------------------------------------------------------------------------------
+    @gluon.jit
+    def wait_empty(self, pos: RingPosition):
+        # A fresh barrier counts as having completed the phase before phase 0, so the producer's first pass
+        # over the ring (parity 0 ^ 1) falls through.
+        mbarrier.wait(self.empty.index(pos.index), pos.phase ^ 1)
+
+    @gluon.jit
+    def ready_barrier(self, pos: RingPosition):
+        return self.ready.index(pos.index)
+
+    @gluon.jit
+    def mark_ready(self, pos: RingPosition):
+        # For producers that fill a slot with ordinary stores: they must fence_async_shared() first.
+        mbarrier.arrive(self.ready.index(pos.index), count=1)
+
+    # Consumer side -------------------------------------------------------------------------------------------
+    @gluon.jit
+    def wait_ready(self, pos: RingPosition):
+        mbarrier.wait(self.ready.index(pos.index), pos.phase)
+
+    @gluon.jit
+    def mark_empty(self, pos: RingPosition, pred=True):
+        mbarrier.arrive(self.empty.index(pos.index), count=1, pred=pred)
+
+    @gluon.jit
+    def mark_previous_empty(self, pos: RingPosition, pred=True):
+        """Release the slot one step behind `pos`.
+
+        Consumers that keep one slot in use (async MMA) release the previous slot after advancing. They must
+        derive it from the carried position: triton 3.6 does not loop-carry an aggregate assigned from another
+        inside a loop (`prev = pos`), so a separate `prev` silently keeps its pre-loop value.
+        """
+        mbarrier.arrive(self.empty.index(pos.previous_index()), count=1, pred=pred)

@@ -1,0 +1,88 @@
+"""Host-side geometry of TMA operands: which 3-D tensors a TMA descriptor can describe, and how.
+
+A TMA descriptor needs a 16-byte aligned base, a contiguous innermost dimension and every other stride a
+positive multiple of 16 bytes (device descriptors do not check this and silently read the wrong bytes, so it is
+checked here, before anything is built). A dimension of size 1 is never stepped over, so its stride is free:
+it is replaced by a legal one, which lets a (1, K) row, a single batch or an (M, 1) column go through untouched.
+Anything else is copied into a padded buffer whose rows are 16-byte multiples.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import torch
+
+
+class TmaOperand(NamedTuple):
+    """A 3-D tensor as a TMA descriptor sees it: `shape`/`strides` are (batch, outer, inner) with inner stride 1.
+
+    `contiguous_dim` says which dimension of the logical (batch, d1, d2) tensor is the descriptor's inner one:
+    2 (d2 contiguous, "row-major") or 1 (d1 contiguous, "column-major").
+    """
+
+    tensor: torch.Tensor
+    shape: tuple[int, int, int]
+    strides: tuple[int, int, int]
+    contiguous_dim: int
+    copied: bool
+
+
+def _round_up(x: int, m: int) -> int:
+    return (x + m - 1) // m * m
+
+
+def describe(x: torch.Tensor, contiguous_dim: int) -> TmaOperand | None:
+    """`x` (batch, d1, d2) as a TMA operand whose inner dimension is `contiguous_dim`, or None if it cannot be."""
+    if x.data_ptr() % 16:
+        return None
+    align = 16 // x.element_size()
+    nb, d1, d2 = x.shape
+    sb, s1, s2 = x.stride()
+    if contiguous_dim == 2:
+        inner, outer, s_inner, s_outer = d2, d1, s2, s1
+    else:
+        inner, outer, s_inner, s_outer = d1, d2, s1, s2
+    if s_inner != 1 and inner != 1:
+        return None
+    if outer == 1:
+        s_outer = _round_up(inner, align)
+    elif s_outer <= 0 or s_outer % align:
+        return None
+    if nb == 1:
+        sb = _round_up(outer * s_outer, align)
+    elif sb <= 0 or sb % align:
+        return None
+    return TmaOperand(x, (nb, outer, inner), (sb, s_outer, 1), contiguous_dim, False)
+
+
+def describe_any(x: torch.Tensor, preferred_dim: int) -> TmaOperand | None:
+    """Try the preferred orientation first, then the other one."""
+    return describe(x, preferred_dim) or describe(x, 3 - preferred_dim)
+
+
+def padded_copy(x: torch.Tensor, contiguous_dim: int) -> TmaOperand:
+    """Copy `x` into a fresh buffer whose rows (along `contiguous_dim`) start on 16-byte boundaries."""
+    nb, d1, d2 = x.shape
+    align = 16 // x.element_size()
+    if contiguous_dim == 2:
+        buf = torch.empty((nb, d1, _round_up(d2, align)), dtype=x.dtype, device=x.device)
+        view = buf[:, :, :d2]
+    else:
+        buf = torch.empty((nb, d2, _round_up(d1, align)), dtype=x.dtype, device=x.device)
+        view = buf[:, :, :d1].transpose(1, 2)
+    view.copy_(x)
+    op = describe(view, contiguous_dim)
+    assert op is not None, "a padded copy must be TMA-legal"
+    return op._replace(copied=True)
+
+
+def output_buffer(shape: tuple[int, int, int], dtype: torch.dtype, device: torch.device) -> torch.Tensor:
+    """A row-major output the TMA store can write: padded rows when N * itemsize is not a multiple of 16.
+
+    Returns the logical (batch, M, N) view; the caller copies it out when it is not the user's tensor.
+    """
+    nb, m, n = shape
+    align = 16 // dtype.itemsize
+    if n % align == 0:
+        return torch.empty(shape, dtype=dtype, device=device)
+    return torch.empty((nb, m, _round_up(n, align)), dtype=dtype, device=device)[:, :, :n]

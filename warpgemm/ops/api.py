@@ -1,0 +1,103 @@
+"""Public GEMM ops: `matmul` (torch.matmul semantics) and `linear` (F.linear semantics), plus `explain`."""
+from __future__ import annotations
+
+import torch
+
+from ..config import GemmConfig
+from . import checks
+from .batching import matmul_shapes, to_batched
+from .gemm_impl import bmm_into, explain_bmm
+from .library import bmm_eager
+
+# Eager calls with no autograd and no tracing skip the dispatcher (a few microseconds per op).
+_PLAIN = (torch.Tensor, torch.nn.Parameter)
+
+
+def _needs_grad(a, b, bias) -> bool:
+    return torch.is_grad_enabled() and (a.requires_grad or b.requires_grad or
+                                        (bias is not None and bias.requires_grad))
+
+
+def _prepare(a, b, bias, out, out_dtype, config, names):
+    an, bn = names
+    checks.check_tensor(an, a)
+    checks.check_tensor(bn, b)
+    checks.check_gemm_dtypes(a, b, an, bn)
+    if out is not None:
+        checks.check_tensor("out", out)
+        if out_dtype is None:
+            out_dtype = out.dtype
+        elif out.dtype != out_dtype:
+            raise TypeError(f"out must have dtype out_dtype ({out_dtype}), got {out.dtype}")
+    out_dtype = checks.resolve_out_dtype(a.dtype, out_dtype)
+    checks.check_devices(**{an: a, bn: b, "bias": bias, "out": out})
+    shapes = matmul_shapes(a, b)
+    checks.check_bias(bias, shapes.N, a.dtype)
+    if out is not None and tuple(out.shape) != shapes.out_shape:
+        raise ValueError(f"out must have shape {shapes.out_shape}, got {tuple(out.shape)}")
+    if config is not None and not isinstance(config, GemmConfig):
+        raise TypeError(f"config must be a warpgemm.GemmConfig or None, got {type(config).__name__}")
+    return shapes, out_dtype
+
+
+def _matmul(a, b, bias, out, out_dtype, config, names):
+    shapes, out_dtype = _prepare(a, b, bias, out, out_dtype, config, names)
+    a3, b3 = to_batched(shapes)
+    cfg = None if config is None else config.to_list()
+    needs_grad = _needs_grad(a, b, bias)
+    dispatch = needs_grad or type(a) not in _PLAIN or type(b) not in _PLAIN or torch.compiler.is_compiling()
+    if out is None:
+        if dispatch:
+            c3 = torch.ops.warpgemm.bmm(a3, b3, bias, out_dtype, cfg)
+        else:
+            c3 = bmm_eager(a3, b3, bias, out_dtype, cfg)
+        return c3.view(shapes.out_shape)
+    if needs_grad:
+        raise RuntimeError("matmul(): functions with out=... arguments don't support automatic differentiation")
+    c_shape = (max(a3.shape[0], b3.shape[0]), a3.shape[1], b3.shape[2])
+    try:
+        c3 = out.view(c_shape)
+    except RuntimeError:
+        c3 = None  # out's strides do not fold to 3-D: compute aside, then copy in
+    target = c3 if c3 is not None else torch.empty(c_shape, dtype=out.dtype, device=out.device)
+    if dispatch:
+        torch.ops.warpgemm.bmm_out(a3, b3, bias, target, cfg)
+    else:
+        bmm_into(a3, b3, bias, target, config)
+    if c3 is None:
+        out.copy_(target.view(shapes.out_shape))
+    return out
+
+
+def matmul(a: torch.Tensor, b: torch.Tensor, *, out: torch.Tensor | None = None,
+           out_dtype: torch.dtype | None = None, bias: torch.Tensor | None = None,
+           config: GemmConfig | None = None) -> torch.Tensor:
+    """torch.matmul for bf16/fp16 tensors (1-D, 2-D, batched, broadcast), with fp32 accumulation.
+
+    out_dtype: the input dtype (default) or torch.float32. bias: an (N,) vector added to every output row.
+    config: force a Hopper kernel config (raises ValueError if it cannot run these dtypes).
+    """
+    return _matmul(a, b, bias, out, out_dtype, config, ("a", "b"))
+
+
+def linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None, *,
+           config: GemmConfig | None = None) -> torch.Tensor:
+    """F.linear: x (..., in_features) @ weight (out_features, in_features).T + bias, read without copies."""
+    checks.check_tensor("weight", weight)
+    if weight.dim() != 2:
+        raise ValueError(f"weight must be 2-D (out_features, in_features), got shape {tuple(weight.shape)}")
+    checks.check_tensor("input", x)
+    if x.dim() == 0 or x.shape[-1] != weight.shape[1]:
+        raise ValueError(f"input must have last dimension {weight.shape[1]} (weight's in_features), "
+                         f"got shape {tuple(x.shape)}")
+    return _matmul(x, weight.t(), bias, None, None, config, ("input", "weight"))
+
+
+def explain(a: torch.Tensor, b: torch.Tensor, *, out: torch.Tensor | None = None,
+            out_dtype: torch.dtype | None = None, bias: torch.Tensor | None = None,
+            config: GemmConfig | None = None) -> str:
+    """Say which path and config `matmul(a, b, ...)` would run and why, without running it."""
+    shapes, out_dtype = _prepare(a, b, bias, out, out_dtype, config, ("a", "b"))
+    a3, b3 = to_batched(shapes)
+    c3 = torch.empty((max(a3.shape[0], b3.shape[0]), a3.shape[1], b3.shape[2]), dtype=out_dtype, device="meta")
+    return explain_bmm(a3, b3, c3, config)

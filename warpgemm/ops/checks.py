@@ -1,0 +1,59 @@
+"""Argument checks shared by the public ops. Every message names the argument, what was expected and what
+was given."""
+from __future__ import annotations
+
+import torch
+
+from .. import _env
+
+GEMM_DTYPES = (torch.bfloat16, torch.float16)
+
+
+def check_tensor(name: str, x) -> None:
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
+
+
+def check_gemm_dtypes(a: torch.Tensor, b: torch.Tensor, a_name: str = "a", b_name: str = "b") -> None:
+    if a.dtype not in GEMM_DTYPES:
+        raise TypeError(f"{a_name} must be torch.bfloat16 or torch.float16, got {a.dtype}")
+    if b.dtype != a.dtype:
+        raise TypeError(f"{b_name} must have the same dtype as {a_name} ({a.dtype}), got {b.dtype}")
+
+
+def resolve_out_dtype(in_dtype: torch.dtype, out_dtype) -> torch.dtype:
+    if out_dtype is None:
+        return in_dtype
+    if out_dtype not in (in_dtype, torch.float32):
+        raise TypeError(f"out_dtype must be None, {in_dtype} or torch.float32 for {in_dtype} inputs, got {out_dtype}")
+    return out_dtype
+
+
+def check_devices(**tensors) -> torch.device:
+    """All tensors on one device, and a device warpgemm can run on. Returns that device."""
+    items = [(k, v) for k, v in tensors.items() if v is not None]
+    name0, t0 = items[0]
+    dev = t0.device
+    for name, t in items[1:]:
+        if t.device != dev:
+            raise ValueError(f"{name} must be on the same device as {name0} ({dev}), got {t.device}")
+    if dev.type == "cuda":
+        return dev
+    if dev.type == "cpu":
+        if _env.INTERPRET:
+            return dev
+        raise ValueError(f"{name0} is on the CPU: warpgemm runs on CUDA tensors, or on CPU tensors only under the "
+                         "Triton interpreter (set TRITON_INTERPRET=1 before importing warpgemm)")
+    if dev.type == "meta":
+        return dev
+    raise ValueError(f"{name0} must be a CUDA tensor, got device {dev}")
+
+
+def check_bias(bias: torch.Tensor | None, n: int, in_dtype: torch.dtype) -> None:
+    if bias is None:
+        return
+    check_tensor("bias", bias)
+    if bias.dim() != 1 or bias.shape[0] != n:
+        raise ValueError(f"bias must have shape ({n},) (the output's last dimension), got {tuple(bias.shape)}")
+    if bias.dtype not in (in_dtype, torch.float32):
+        raise TypeError(f"bias must be {in_dtype} or torch.float32, got {bias.dtype}")

@@ -1,0 +1,145 @@
+"""The batched GEMM every public op ends in: c3 = a3 @ b3 (+ bias), picking the path and the config.
+
+a3 is (Ba, M, K), b3 (Bb, K, N), c3 (Bt, M, N) with Ba, Bb in {1, Bt}; any strides. Inputs are checked by the
+public layer; this layer only plans and launches.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import torch
+
+from .. import _env
+from ..config import GemmConfig, check_config
+from ..heuristics import choose_config
+from ..kernels.hopper import tma_operands as tma
+
+
+class PathChoice(NamedTuple):
+    path: str  # "hopper" | "portable"
+    reason: str
+
+
+def select_path(device: torch.device) -> PathChoice:
+    if device.type == "cpu":
+        return PathChoice("portable", "CPU tensor under the Triton interpreter")
+    if _env.BACKEND == "portable":
+        return PathChoice("portable", "WARPGEMM_BACKEND=portable")
+    cap = _env.capability(device.index)
+    if cap == (9, 0):
+        return PathChoice("hopper", "sm_90: persistent warp-specialized wgmma kernel")
+    if _env.BACKEND == "hopper":
+        raise RuntimeError(f"WARPGEMM_BACKEND=hopper needs an sm_90 GPU, got sm_{cap[0]}{cap[1]} on {device}")
+    return PathChoice("portable", f"sm_{cap[0]}{cap[1]} has no wgmma")
+
+
+def resolve_config(config: GemmConfig | None, a3: torch.Tensor, c3: torch.Tensor) -> tuple[GemmConfig, str]:
+    if config is not None:
+        reason = check_config(config, a3.dtype, c3.dtype)
+        if reason is not None:
+            raise ValueError(f"config {config} is invalid for {a3.dtype} inputs and a {c3.dtype} output: {reason}")
+        return config, "forced by the caller"
+    batches, M, N = c3.shape
+    return choose_config(batches, M, N, a3.shape[2], a3.dtype, c3.dtype, _env.num_sms(c3.device.index))
+
+
+def _orient_b_copy(b3: torch.Tensor) -> int:
+    # Keep the contiguity the caller had: a transposed weight stays K-major.
+    return 1 if b3.stride(1) == 1 else 2
+
+
+def _empty_or_k0(a3, c3, bias) -> bool:
+    """Handle problems with nothing to multiply. Returns True when c3 is final."""
+    if c3.numel() == 0:
+        return True
+    if a3.shape[2] == 0:
+        if bias is None:
+            c3.zero_()
+        else:
+            c3.copy_(bias.to(c3.dtype).expand(c3.shape))
+        return True
+    return False
+
+
+def bmm_into(a3: torch.Tensor, b3: torch.Tensor, bias: torch.Tensor | None, c3: torch.Tensor,
+             config: GemmConfig | None = None) -> None:
+    """Write a3 @ b3 (+ bias) into c3, whatever c3's strides."""
+    if _empty_or_k0(a3, c3, bias):
+        return
+    choice = select_path(c3.device)
+    if bias is not None and bias.stride(0) != 1:
+        bias = bias.contiguous()
+    if choice.path == "portable":
+        from ..kernels.portable.gemm import portable_gemm
+
+        if _env.LOG_ENABLED:
+            _env.log(f"gemm {tuple(c3.shape)} x K={a3.shape[2]}: portable path ({choice.reason})"
+                     + ("; forced config ignored" if config is not None else ""))
+        portable_gemm(a3, b3, c3, bias)
+        return
+    _hopper_bmm(a3, b3, bias, c3, config, choice)
+
+
+class HopperPlan(NamedTuple):
+    config: GemmConfig
+    config_reason: str
+    a: tma.TmaOperand | None  # None: needs a padded copy
+    b: tma.TmaOperand | None
+    c: tma.TmaOperand | None  # None: staged through a padded buffer
+
+
+def plan_hopper(a3, b3, c3, config) -> HopperPlan:
+    """Config and TMA geometry for a Hopper launch; copies are decided here but made by the caller."""
+    cfg, why = resolve_config(config, a3, c3)
+    return HopperPlan(cfg, why, tma.describe_any(a3, 2), tma.describe_any(b3, 1), tma.describe(c3, 2))
+
+
+def _hopper_bmm(a3, b3, bias, c3, config, choice) -> None:
+    from ..kernels.hopper.gemm import hopper_gemm
+
+    plan = plan_hopper(a3, b3, c3, config)
+    if _env.LOG_ENABLED:
+        _env.log(describe_plan(c3, a3, choice, plan))
+    a_op = plan.a or tma.padded_copy(a3, 2)
+    b_op = plan.b or tma.padded_copy(b3, _orient_b_copy(b3))
+    c_op, staged = plan.c, None
+    if c_op is None:
+        staged = tma.output_buffer(tuple(c3.shape), c3.dtype, c3.device)
+        c_op = tma.describe(staged, 2)
+    idx = c3.device.index
+    if torch.cuda.current_device() != idx:
+        with torch.cuda.device(idx):
+            hopper_gemm(a_op, b_op, c_op, bias, plan.config, a3.shape[0] > 1, b3.shape[0] > 1)
+    else:
+        hopper_gemm(a_op, b_op, c_op, bias, plan.config, a3.shape[0] > 1, b3.shape[0] > 1)
+    if staged is not None:
+        c3.copy_(staged)
+
+
+def describe_plan(c3, a3, choice: PathChoice, plan: HopperPlan) -> str:
+    def orient(op, name, kmajor_dim):
+        if op is None:
+            return f"{name} copied into a padded buffer (strides not TMA-legal)"
+        return f"{name} {'K-major' if op.contiguous_dim == kmajor_dim else 'MN-major'}, read in place"
+
+    parts = [
+        f"gemm batches={c3.shape[0]} M={c3.shape[1]} N={c3.shape[2]} K={a3.shape[2]} {a3.dtype}->{c3.dtype}",
+        f"path=hopper ({choice.reason})",
+        f"config={plan.config.name} ({plan.config_reason})",
+        orient(plan.a, "A", 2),
+        orient(plan.b, "B", 1),
+        "C written in place" if plan.c is not None else "C staged through a padded buffer",
+    ]
+    return "; ".join(parts)
+
+
+def explain_bmm(a3: torch.Tensor, b3: torch.Tensor, c3: torch.Tensor, config: GemmConfig | None = None) -> str:
+    """The plan `bmm_into` would follow, as text, without launching anything. c3 may be a meta tensor."""
+    if c3.numel() == 0:
+        return f"empty output {tuple(c3.shape)}: nothing to launch"
+    if a3.shape[2] == 0:
+        return "K=0: output filled with zeros (plus bias)"
+    choice = select_path(a3.device)
+    if choice.path == "portable":
+        return f"gemm {tuple(c3.shape)} x K={a3.shape[2]}: portable path ({choice.reason})"
+    return describe_plan(c3, a3, choice, plan_hopper(a3, b3, c3, config))

@@ -1,0 +1,85 @@
+"""torch.library registration: `torch.ops.warpgemm.bmm` / `bmm_out`, their fake (meta) implementations and the
+autograd formula, so the ops trace under torch.compile(fullgraph=True) and differentiate.
+
+The ops take the 3-D form the kernels solve (see gemm_impl); the public functions reshape around them with
+ordinary torch view ops. A forced GemmConfig crosses the op boundary as a list of ints.
+"""
+from __future__ import annotations
+
+from typing import List, Optional
+
+import torch
+from torch import Tensor
+
+from ..config import GemmConfig
+from .gemm_impl import bmm_into
+
+
+def _config(values: Optional[List[int]]) -> GemmConfig | None:
+    return None if values is None else GemmConfig.from_list(values)
+
+
+def bmm_eager(a: Tensor, b: Tensor, bias: Optional[Tensor], out_dtype: Optional[torch.dtype],
+              config: Optional[List[int]]) -> Tensor:
+    nb = a.shape[0] if a.shape[0] != 1 else b.shape[0]
+    c = torch.empty((nb, a.shape[1], b.shape[2]), dtype=out_dtype or a.dtype, device=a.device)
+    bmm_into(a, b, bias, c, _config(config))
+    return c
+
+
+@torch.library.custom_op("warpgemm::bmm", mutates_args=())
+def bmm(a: Tensor, b: Tensor, bias: Optional[Tensor], out_dtype: Optional[torch.dtype],
+        config: Optional[List[int]]) -> Tensor:
+    """(Ba, M, K) @ (Bb, K, N) (+ bias) with Ba, Bb in {1, batches}; fp32 accumulation."""
+    return bmm_eager(a, b, bias, out_dtype, config)
+
+
+@bmm.register_fake
+def _bmm_fake(a, b, bias, out_dtype, config):
+    nb = a.shape[0] if a.shape[0] != 1 else b.shape[0]
+    return a.new_empty((nb, a.shape[1], b.shape[2]), dtype=out_dtype or a.dtype)
+
+
+@torch.library.custom_op("warpgemm::bmm_out", mutates_args=("out", ))
+def bmm_out(a: Tensor, b: Tensor, bias: Optional[Tensor], out: Tensor, config: Optional[List[int]]) -> None:
+    """Like bmm, written into `out` (batches, M, N) of any strides."""
+    bmm_into(a, b, bias, out, _config(config))
+
+
+@bmm_out.register_fake
+def _bmm_out_fake(a, b, bias, out, config):
+    return None
+
+
+def _setup_context(ctx, inputs, output):
+    a, b, bias, out_dtype, config = inputs
+    ctx.save_for_backward(a, b)
+    ctx.bias_dtype = None if bias is None else bias.dtype
+
+
+def _reduce_broadcast(grad_fp32: Tensor, like: Tensor) -> Tensor:
+    """A gradient computed per batch, summed over the batches an operand was broadcast across."""
+    if like.shape[0] == 1 and grad_fp32.shape[0] != 1:
+        grad_fp32 = grad_fp32.sum(0, keepdim=True)
+    return grad_fp32.to(like.dtype)
+
+
+def _backward(ctx, grad: Tensor):
+    a, b = ctx.saved_tensors
+    # dA and dB go through the same kernels; a broadcast operand's gradient is accumulated in fp32 over batches.
+    g = grad if grad.dtype == a.dtype else grad.to(a.dtype)
+    da = db = dbias = None
+    if ctx.needs_input_grad[0]:
+        shared = a.shape[0] == 1 and g.shape[0] != 1
+        da = torch.ops.warpgemm.bmm(g, b.transpose(1, 2), None, torch.float32 if shared else None, None)
+        da = _reduce_broadcast(da, a)
+    if ctx.needs_input_grad[1]:
+        shared = b.shape[0] == 1 and g.shape[0] != 1
+        db = torch.ops.warpgemm.bmm(a.transpose(1, 2), g, None, torch.float32 if shared else None, None)
+        db = _reduce_broadcast(db, b)
+    if ctx.needs_input_grad[2]:
+        dbias = grad.sum((0, 1), dtype=torch.float32).to(ctx.bias_dtype)
+    return da, db, dbias, None, None
+
+
+bmm.register_autograd(_backward, setup_context=_setup_context)
