@@ -60,3 +60,47 @@ def strided_operand(rows: int, cols: int, *, col_major: bool, dtype, device, bat
         shape = (batch, ) + shape
     t = torch.randn(shape, dtype=torch.float32, device=device, generator=generator).to(dtype)
     return t.transpose(-1, -2) if col_major else t
+
+
+def check_matmul(a: torch.Tensor, b: torch.Tensor, *, bias=None, out_dtype=None, config=None) -> dict:
+    """Run warpgemm.matmul into a NaN-filled output and measure it against float32/64 and against torch."""
+    import warpgemm
+
+    out_dtype = out_dtype or a.dtype
+    shape = torch.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1])
+    out = torch.full(shape, float("nan"), dtype=out_dtype, device=a.device)
+    warpgemm.matmul(a, b, out=out, bias=bias, config=config)
+    ref = matmul_reference(a, b, bias)
+    err = rel_error(out, ref)
+    torch_err = torch_matmul_error(a, b, bias, ref, out_dtype)
+    tol = tolerance(torch_err, out_dtype)
+    return {"err": err, "torch_err": torch_err, "tol": tol, "ok": err <= tol}
+
+
+SIZES = (1, 7, 64, 65, 127, 128, 1000, 4097)
+LAYOUT_SIZES = (1, 7, 65, 128, 1000)
+LAYOUTS = ((False, False), (False, True), (True, False), (True, True))  # (A column-major, B column-major)
+
+
+def matrix_cases(sizes=SIZES, layout_sizes=LAYOUT_SIZES):
+    """(M, N, K, a_col, b_col): the weight layout (B = W.T) on the full grid, every layout on a smaller one."""
+    import itertools
+
+    cases = [(m, n, k, False, True) for m, n, k in itertools.product(sizes, sizes, sizes)]
+    for a_col, b_col in LAYOUTS:
+        if (a_col, b_col) != (False, True):
+            cases += [(m, n, k, a_col, b_col) for m, n, k in itertools.product(layout_sizes, repeat=3)]
+    return cases
+
+
+def check_matrix(dtypes=(torch.bfloat16, torch.float16), device="cuda", cases=None) -> list[dict]:
+    g = torch.Generator(device=device).manual_seed(0)
+    rows = []
+    for dtype in dtypes:
+        for m, n, k, a_col, b_col in (cases or matrix_cases()):
+            a = strided_operand(m, k, col_major=a_col, dtype=dtype, device=device, generator=g)
+            b = strided_operand(k, n, col_major=b_col, dtype=dtype, device=device, generator=g)
+            r = check_matmul(a, b)
+            r.update(M=m, N=n, K=k, dtype=str(dtype), a_col_major=a_col, b_col_major=b_col)
+            rows.append(r)
+    return rows

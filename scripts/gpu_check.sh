@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The GPU check: the GPU test suite plus a short dense benchmark and the host-overhead measurement, on a
+# Hopper GPU. Results (JUnit XML, JSON, logs) go into the folder given as $1, else $WARPGEMM_RESULTS, else
+# results/latest. Runs from the source tree; no install needed.
+#   bash scripts/gpu_check.sh "$OUT"            # tests + quick benchmark
+#   FULL=1 bash scripts/gpu_check.sh "$OUT"     # tests + the full `dense` suite
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out="${1:-${WARPGEMM_RESULTS:-results/latest}}"
+mkdir -p "$out"
+export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
+py=${PYTHON:-python3}
+
+timeout_args=()
+if $py -c "import pytest_timeout" 2>/dev/null; then timeout_args=(--timeout=300); fi
+
+$py -m warpgemm info | tee "$out/info.txt"
+timeout 1200 $py -m pytest -m gpu tests -q -p no:cacheprovider -rfE "${timeout_args[@]}" \
+    --junitxml="$out/gpu-tests.xml" 2>&1 | tee "$out/gpu-tests.log"
+tests_rc=${PIPESTATUS[0]}
+
+suite_args=(--quick)
+if [ "${FULL:-0}" = "1" ]; then suite_args=(); fi
+timeout 900 $py -m warpgemm bench dense "${suite_args[@]}" --json "$out/bench_dense.json" 2>&1 | tee "$out/bench_dense.log"
+bench_rc=${PIPESTATUS[0]}
+timeout 300 $py -m warpgemm bench overhead --json "$out/overhead.json" 2>&1 | tee "$out/overhead.log"
+
+echo "gpu tests rc=$tests_rc, bench rc=$bench_rc"
+[ "$tests_rc" = 0 ] && [ "$bench_rc" = 0 ]

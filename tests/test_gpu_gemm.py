@@ -1,0 +1,177 @@
+"""GPU suite for the Hopper GEMM (skipped without an sm_90 GPU).
+
+Outputs are NaN-filled before every call, inputs are fresh random data, and the error against a float32
+reference must stay within about twice torch's own error on the same inputs.
+"""
+import pytest
+import torch
+
+import warpgemm
+from warpgemm.heuristics import SHIPPED_CONFIGS
+from warpgemm.testing import (LAYOUTS, check_matmul, matmul_reference, matrix_cases, rel_error, strided_operand,
+                              tolerance)
+
+pytestmark = pytest.mark.gpu
+BF, FP = torch.bfloat16, torch.float16
+DEV = "cuda"
+
+
+def rand(*shape, dtype=BF, g=None):
+    return torch.randn(shape, device=DEV, generator=g).to(dtype)
+
+
+def _assert_ok(r, what):
+    assert r["ok"], f"{what}: error {r['err']:.3e} > tolerance {r['tol']:.3e} (torch {r['torch_err']:.3e})"
+
+
+ALL_CASES = matrix_cases()
+CHUNKS = [ALL_CASES[i::16] for i in range(16)]
+
+
+@pytest.mark.parametrize("dtype", [BF, FP], ids=["bf16", "fp16"])
+@pytest.mark.parametrize("chunk", range(16))
+def test_shape_and_layout_matrix(dtype, chunk):
+    """M, N, K in {1, 7, 64, 65, 127, 128, 1000, 4097} (B = W.T) and all four layouts on a smaller grid."""
+    g = torch.Generator(device=DEV).manual_seed(chunk)
+    for m, n, k, a_col, b_col in CHUNKS[chunk]:
+        a = strided_operand(m, k, col_major=a_col, dtype=dtype, device=DEV, generator=g)
+        b = strided_operand(k, n, col_major=b_col, dtype=dtype, device=DEV, generator=g)
+        _assert_ok(check_matmul(a, b), f"M={m} N={n} K={k} a_col={a_col} b_col={b_col}")
+
+
+@pytest.mark.parametrize("cfg", SHIPPED_CONFIGS, ids=lambda c: c.name)
+@pytest.mark.parametrize("a_col, b_col", LAYOUTS)
+def test_every_shipped_config(cfg, a_col, b_col):
+    """Each config the heuristics can pick, forced, on ragged shapes that wrap the ring and the tile grid."""
+    g = torch.Generator(device=DEV).manual_seed(7)
+    for m, n, k in [(1, 1, 1), (7, 65, 127), (129, 257, 1000), (1000, 1000, 4097), (4097, 300, 200)]:
+        a = strided_operand(m, k, col_major=a_col, dtype=BF, device=DEV, generator=g)
+        b = strided_operand(k, n, col_major=b_col, dtype=BF, device=DEV, generator=g)
+        _assert_ok(check_matmul(a, b, config=cfg), f"{cfg.name} M={m} N={n} K={k}")
+
+
+def test_many_tiles_per_program():
+    """More tiles than SMs: every persistent program walks several tiles through one continuous ring."""
+    g = torch.Generator(device=DEV).manual_seed(3)
+    for cfg in SHIPPED_CONFIGS:
+        a, w = rand(3000, 1024, g=g), rand(2500, 1024, g=g)
+        _assert_ok(check_matmul(a, w.T, config=cfg), cfg.name)
+
+
+def test_8192_cube():
+    g = torch.Generator(device=DEV).manual_seed(4)
+    a, w = rand(8192, 8192, g=g), rand(8192, 8192, g=g)
+    _assert_ok(check_matmul(a, w.T), "8192^3")
+
+
+def test_batched_broadcast_bias_and_fp32_out():
+    g = torch.Generator(device=DEV).manual_seed(5)
+    a, b = rand(4, 300, 200, g=g), rand(4, 200, 129, g=g)
+    _assert_ok(check_matmul(a, b), "batched")
+    _assert_ok(check_matmul(a, b[0]), "3-D @ 2-D (folded)")
+    _assert_ok(check_matmul(a[0], b), "2-D @ 3-D (A shared)")
+    _assert_ok(check_matmul(a.transpose(1, 2).contiguous().transpose(1, 2), b), "batched column-major A")
+    for bias_dtype in (BF, torch.float32):
+        bias = rand(129, dtype=bias_dtype, g=g)
+        _assert_ok(check_matmul(a, b, bias=bias), f"bias {bias_dtype}")
+        _assert_ok(check_matmul(a, b, bias=bias, out_dtype=torch.float32), f"bias {bias_dtype}, fp32 out")
+    _assert_ok(check_matmul(a.half(), b.half(), out_dtype=torch.float32), "fp16 -> fp32")
+
+
+def test_sliced_misaligned_and_gapped_views():
+    g = torch.Generator(device=DEV).manual_seed(6)
+    big = rand(2100, 1100, g=g)
+    views = {
+        "misaligned base": (big[:1000, 1:1001], big[100:1100, 3:603]),
+        "gapped rows": (big[::2, :1000], big[:1000, :600]),
+        "odd pitch (K=7)": (big[:500, :7].contiguous(), big[:7, :300].contiguous()),
+        "transposed slices": (big[:800, :1000].T, big[:800, 5:605]),
+        "odd N output": (big[:300, :256], big[:256, :77]),
+    }
+    for name, (a, b) in views.items():
+        _assert_ok(check_matmul(a, b), name)
+    # out= as a strided view: nothing outside it may be written.
+    out_big = torch.full((700, 900), float("nan"), device=DEV, dtype=BF)
+    out = out_big[10:510, 3:603]
+    a, b = big[:500, :1000], big[:1000, :600]
+    warpgemm.matmul(a, b, out=out)
+    assert rel_error(out, matmul_reference(a, b)) < 1e-2
+    assert torch.isnan(out_big[:10]).all() and torch.isnan(out_big[:, :3]).all()
+
+
+def test_empty_and_k0():
+    assert warpgemm.matmul(rand(0, 64), rand(64, 32)).shape == (0, 32)
+    assert warpgemm.matmul(rand(3, 0, 64), rand(64, 32)).shape == (3, 0, 32)
+    z = warpgemm.matmul(rand(16, 0), rand(0, 32))
+    assert torch.equal(z, torch.zeros(16, 32, device=DEV, dtype=BF))
+
+
+def test_deterministic():
+    g = torch.Generator(device=DEV).manual_seed(8)
+    a, w = rand(2048, 4096, g=g), rand(4096, 4096, g=g)
+    first = warpgemm.matmul(a, w.T)
+    for _ in range(3):
+        assert torch.equal(warpgemm.matmul(a, w.T), first)
+
+
+def _grads(fn, xs, grad_out):
+    xs = [x.detach().clone().requires_grad_() for x in xs]
+    fn(*xs).backward(grad_out)
+    return [x.grad for x in xs]
+
+
+@pytest.mark.parametrize("case", ["matmul", "batched_broadcast", "linear_bias"])
+def test_backward(case):
+    g = torch.Generator(device=DEV).manual_seed(9)
+    if case == "matmul":
+        xs, ours, ref = [rand(300, 520, g=g), rand(520, 130, g=g)], warpgemm.matmul, torch.matmul
+    elif case == "batched_broadcast":
+        xs, ours, ref = [rand(3, 300, 520, g=g), rand(520, 130, g=g)], warpgemm.matmul, torch.matmul
+    else:
+        xs = [rand(2, 150, 520, g=g), rand(130, 520, g=g), rand(130, g=g)]
+        ours, ref = warpgemm.linear, torch.nn.functional.linear
+    grad_out = rand(*ref(*xs).shape, g=g)
+    got = _grads(ours, xs, grad_out)
+    want = _grads(ref, [x.float() for x in xs], grad_out.float())
+    torch_bf16 = _grads(ref, xs, grad_out)
+    for a, w, t in zip(got, want, torch_bf16):
+        assert a.dtype == BF and a.shape == w.shape
+        assert rel_error(a, w) <= tolerance(rel_error(t, w), BF), (rel_error(a, w), rel_error(t, w))
+
+
+def test_torch_compile_fullgraph():
+    g = torch.Generator(device=DEV).manual_seed(10)
+    w = rand(256, 512, g=g).requires_grad_()
+    x = rand(4, 64, 512, g=g).requires_grad_()
+
+    @torch.compile(fullgraph=True)
+    def f(x, w):
+        return torch.nn.functional.gelu(warpgemm.linear(x, w)).float().sum()
+
+    f(x, w).backward()
+    xr, wr = x.detach().float().requires_grad_(), w.detach().float().requires_grad_()
+    torch.nn.functional.gelu(torch.nn.functional.linear(xr, wr)).sum().backward()
+    assert rel_error(x.grad, xr.grad) < 2e-2 and rel_error(w.grad, wr.grad) < 2e-2
+
+
+def test_portable_kernel_on_gpu():
+    from warpgemm.kernels.portable.gemm import portable_gemm
+
+    g = torch.Generator(device=DEV).manual_seed(11)
+    a, b = rand(2, 129, 70, g=g), rand(2, 70, 65, g=g)
+    c = torch.full((2, 129, 65), float("nan"), device=DEV, dtype=BF)
+    portable_gemm(a, b, c, None)
+    ref = matmul_reference(a, b)
+    assert rel_error(c, ref) <= tolerance(rel_error(torch.matmul(a, b), ref), BF)
+
+
+def test_explain_and_log(capfd):
+    a, w = rand(4096, 4096), rand(4096, 4096)
+    text = warpgemm.explain(a, w.T)
+    assert "path=hopper" in text and "B K-major, read in place" in text
+    warpgemm.set_logging(True)
+    try:
+        warpgemm.matmul(a[:, 1:], w.T[1:])
+    finally:
+        warpgemm.set_logging(False)
+    assert "copied into a padded buffer" in capfd.readouterr().err

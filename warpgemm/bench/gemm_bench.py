@@ -1,0 +1,94 @@
+"""`warpgemm bench dense`: warpgemm against torch.matmul (cuBLAS) on the same operands, same process."""
+from __future__ import annotations
+
+import datetime
+import platform
+import subprocess
+from pathlib import Path
+
+import torch
+
+from .. import __version__, _env
+from ..heuristics import choose_config
+from ..testing import rel_error
+from .suites import GEMM_SUITES, GemmCase
+from .timing import alternate, geomean, warm_gpu
+
+DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
+LAYOUTS = {
+    "nt": "A (M,K) row-major x W (N,K) as W.T, the nn.Linear weight layout",
+    "nn": "A (M,K) row-major x B (K,N) row-major",
+}
+
+
+def make_operands(case: GemmCase, dtype: torch.dtype, layout: str):
+    a = torch.randn(case.M, case.K, device="cuda", dtype=dtype)
+    if layout == "nt":
+        b = torch.randn(case.N, case.K, device="cuda", dtype=dtype).T
+    elif layout == "nn":
+        b = torch.randn(case.K, case.N, device="cuda", dtype=dtype)
+    else:
+        raise ValueError(f"layout must be one of {sorted(LAYOUTS)}, got {layout!r}")
+    return a, b
+
+
+def environment() -> dict:
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                                cwd=Path(__file__).parent, timeout=5).stdout.strip() or None
+    except Exception:
+        commit = None
+    import triton
+
+    return {
+        "device": torch.cuda.get_device_name(),
+        "torch": torch.__version__,
+        "triton": triton.__version__,
+        "warpgemm": __version__,
+        "commit": commit,
+        "python": platform.python_version(),
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+def run_gemm_suite(suite: str = "dense", dtype: str = "bf16", layout: str = "nt", rounds: int = 5,
+                   calibrate: bool = False, warmup_s: float = 3.0, progress=print) -> dict:
+    """Time every case of a suite; with `calibrate`, torch against itself (the noise floor of a claim)."""
+    import warpgemm
+
+    torch_dtype = DTYPES[dtype]
+    cases = GEMM_SUITES[suite]()
+    warm_gpu(warmup_s)
+    rows = []
+    for case in cases:
+        a, b = make_operands(case, torch_dtype, layout)
+        ours = (lambda: torch.matmul(a, b)) if calibrate else (lambda: warpgemm.matmul(a, b))
+        baseline = lambda: torch.matmul(a, b)  # noqa: E731
+        got, want = ours(), baseline()  # also compiles / warms both
+        diff = rel_error(got, want.float())
+        t = alternate(ours, baseline, rounds=rounds)
+        cfg, why = choose_config(1, case.M, case.N, case.K, torch_dtype, torch_dtype,
+                                 _env.num_sms(torch.cuda.current_device()))
+        row = {
+            "shape": case.label, "M": case.M, "N": case.N, "K": case.K,
+            "config": "cuBLAS (calibration)" if calibrate else cfg.name,
+            "ms": t.ms_a, "ms_baseline": t.ms_b,
+            "tflops": case.flops / t.ms_a / 1e9, "tflops_baseline": case.flops / t.ms_b / 1e9,
+            "ratio": t.ms_b / t.ms_a,
+            "rounds_ms": t.rounds_a, "rounds_ms_baseline": t.rounds_b,
+            "rel_diff_vs_baseline": diff,
+        }
+        rows.append(row)
+        progress(f"{case.label:>20} {row['config']:>24} {row['ms']:8.3f} ms {row['tflops']:7.1f} TFLOP/s "
+                 f"baseline {row['tflops_baseline']:7.1f} ratio {row['ratio']:.3f} diff {diff:.1e}")
+        del a, b, got, want
+    return {
+        "suite": suite, "dtype": dtype, "layout": layout, "layout_desc": LAYOUTS[layout],
+        "baseline": "torch.matmul (cuBLAS)", "calibration": calibrate,
+        "method": f"{rounds} alternating rounds of triton.testing.do_bench medians after {warmup_s}s warm-up; "
+                  "median over rounds; ratio = baseline ms / warpgemm ms",
+        "environment": environment(),
+        "geomean_ratio": geomean(r["ratio"] for r in rows),
+        "min_ratio": min(r["ratio"] for r in rows),
+        "results": rows,
+    }

@@ -1,0 +1,48 @@
+"""Eager host overhead per call: back-to-back calls on a problem small enough that the CPU is the bottleneck.
+
+A 256^3 GEMM takes a few microseconds on the GPU, so N queued calls take N x (host time per call); the wall time
+of the loop over N is the per-call overhead the user pays in eager mode. Measured for warpgemm and torch in the
+same process, alternating.
+"""
+from __future__ import annotations
+
+import statistics
+import time
+
+import torch
+
+
+def _per_call_us(fn, iters: int) -> float:
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(iters):
+        fn()
+    torch.cuda.synchronize()
+    return (time.perf_counter() - t0) / iters * 1e6
+
+
+def measure_overhead(size: int = 256, iters: int = 2000, rounds: int = 5, dtype=torch.bfloat16) -> dict:
+    import warpgemm
+
+    a = torch.randn(size, size, device="cuda", dtype=dtype)
+    w = torch.randn(size, size, device="cuda", dtype=dtype)
+    bias = torch.randn(size, device="cuda", dtype=dtype)
+    pairs = {
+        "matmul(a, w.T)": (lambda: warpgemm.matmul(a, w.T), lambda: torch.matmul(a, w.T)),
+        "linear(a, w, bias)": (lambda: warpgemm.linear(a, w, bias),
+                               lambda: torch.nn.functional.linear(a, w, bias)),
+    }
+    out = {}
+    for name, (ours, theirs) in pairs.items():
+        for fn in (ours, theirs):
+            for _ in range(50):
+                fn()
+        times = {"warpgemm": [], "torch": []}
+        for r in range(rounds):
+            order = [("warpgemm", ours), ("torch", theirs)]
+            for key, fn in (order if r % 2 == 0 else order[::-1]):
+                times[key].append(_per_call_us(fn, iters))
+        out[name] = {"warpgemm_us": statistics.median(times["warpgemm"]),
+                     "torch_us": statistics.median(times["torch"]),
+                     "rounds_warpgemm_us": times["warpgemm"], "rounds_torch_us": times["torch"]}
+    return {"size": size, "iters": iters, "rounds": rounds, "calls": out}

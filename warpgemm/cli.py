@@ -1,0 +1,154 @@
+"""The `warpgemm` command: benchmarks against torch in the same process, a correctness check, and `info`."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Optional
+
+import torch
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from . import _env
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="warpgemm: warp-specialized Hopper GEMMs, measured against torch on the same GPU.")
+bench_app = typer.Typer(no_args_is_help=True, help="Fixed benchmark suites, warpgemm against torch in one process.")
+app.add_typer(bench_app, name="bench")
+console = Console()
+
+
+def _has_hopper() -> bool:
+    return torch.cuda.is_available() and _env.is_hopper(torch.cuda.current_device())
+
+
+def _no_gpu_notice(what: str) -> None:
+    console.print(f"[yellow]No CUDA GPU here: {what} needs an NVIDIA Hopper GPU (H100/H200).[/yellow]\n"
+                  "Running the portable kernels under the Triton interpreter on small shapes instead.")
+    _cpu_demo()
+
+
+def _cpu_demo() -> None:
+    import warpgemm
+    from .testing import matmul_reference, rel_error
+
+    table = Table(title="portable kernel under the Triton interpreter (CPU)")
+    for col in ("shape", "layout", "rel. error vs float64"):
+        table.add_column(col)
+    g = torch.Generator().manual_seed(0)
+    for m, n, k in [(33, 17, 40), (64, 64, 64), (7, 65, 31)]:
+        a = torch.randn(m, k, generator=g).to(torch.bfloat16)
+        w = torch.randn(n, k, generator=g).to(torch.bfloat16)
+        out = warpgemm.matmul(a, w.T)
+        table.add_row(f"{m}x{n}x{k}", "A row-major, B = W.T", f"{rel_error(out, matmul_reference(a, w.T)):.2e}")
+    console.print(table)
+
+
+def _write_json(path: Optional[Path], payload: dict) -> None:
+    if path is None:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(payload, indent=2))
+    console.print(f"wrote {path}")
+
+
+def _print_gemm_table(res: dict) -> None:
+    table = Table(title=f"suite {res['suite']} {res['dtype']} layout {res['layout']} on {res['environment']['device']}"
+                  + (" [calibration: cuBLAS vs cuBLAS]" if res["calibration"] else ""))
+    for col in ("shape", "config", "ms", "TFLOP/s", "cuBLAS TFLOP/s", "ratio"):
+        table.add_column(col, justify="right")
+    for r in res["results"]:
+        table.add_row(r["shape"], r["config"], f"{r['ms']:.3f}", f"{r['tflops']:.1f}", f"{r['tflops_baseline']:.1f}",
+                      f"{r['ratio']:.3f}")
+    table.add_row("geomean", "", "", "", "", f"{res['geomean_ratio']:.3f}", style="bold")
+    console.print(table)
+
+
+@bench_app.command("dense")
+def bench_dense(
+    dtype: str = typer.Option("bf16", help="bf16 or fp16"),
+    layout: str = typer.Option("nt", help="nt: B = W.T of an (N,K) weight; nn: B row-major (K,N)"),
+    rounds: int = typer.Option(5, help="alternating timing rounds per shape"),
+    quick: bool = typer.Option(False, help="a 4-shape subset instead of the full suite"),
+    calibrate: bool = typer.Option(False, help="time cuBLAS against itself: the noise floor of any claim"),
+    json_path: Optional[Path] = typer.Option(None, "--json", help="write full results here"),
+):
+    """Suite `dense`: squares 2048-8192 and M in {1024, 4096, 16384} x six LLM (N, K) weights."""
+    if not _has_hopper():
+        _no_gpu_notice("bench dense")
+        return
+    from .bench.gemm_bench import run_gemm_suite
+
+    res = run_gemm_suite("quick" if quick else "dense", dtype, layout, rounds, calibrate,
+                         progress=lambda s: console.print(s, highlight=False))
+    _print_gemm_table(res)
+    _write_json(json_path, res)
+
+
+@bench_app.command("overhead")
+def bench_overhead(size: int = typer.Option(256), json_path: Optional[Path] = typer.Option(None, "--json")):
+    """Eager host overhead per call (a problem small enough that the CPU is the bottleneck)."""
+    if not _has_hopper():
+        _no_gpu_notice("bench overhead")
+        return
+    from .bench.gemm_bench import environment
+    from .bench.overhead import measure_overhead
+
+    res = measure_overhead(size=size)
+    res["environment"] = environment()
+    table = Table(title=f"eager per-call overhead at {size}^3 (us per call, back-to-back)")
+    for col in ("call", "warpgemm us", "torch us", "difference us"):
+        table.add_column(col, justify="right")
+    for name, r in res["calls"].items():
+        table.add_row(name, f"{r['warpgemm_us']:.1f}", f"{r['torch_us']:.1f}", f"{r['warpgemm_us'] - r['torch_us']:+.1f}")
+    console.print(table)
+    _write_json(json_path, res)
+
+
+@app.command()
+def info():
+    """Device, versions, and which kernel paths this machine can run."""
+    import triton
+
+    from . import __version__
+
+    console.print(f"warpgemm {__version__}, torch {torch.__version__}, triton {triton.__version__}")
+    if not torch.cuda.is_available():
+        console.print("no CUDA device: the portable kernels run on CPU tensors under TRITON_INTERPRET=1")
+        return
+    for i in range(torch.cuda.device_count()):
+        cap = _env.capability(i)
+        path = "hopper (warp-specialized Gluon)" if cap == (9, 0) else "portable (plain Triton)"
+        console.print(f"cuda:{i} {_env.device_name(i)} sm_{cap[0]}{cap[1]}, {_env.num_sms(i)} SMs: {path}")
+
+
+@app.command()
+def check(json_path: Optional[Path] = typer.Option(None, "--json")):
+    """Correctness matrix on this GPU: ragged shapes x layouts x dtypes, NaN-filled outputs, vs float32."""
+    if not _has_hopper():
+        _no_gpu_notice("check")
+        return
+    from .testing import check_matrix
+
+    rows = check_matrix()
+    bad = [r for r in rows if not r["ok"]]
+    console.print(f"{len(rows) - len(bad)}/{len(rows)} cases within tolerance")
+    for r in bad[:20]:
+        console.print(f"[red]FAIL[/red] {r}")
+    _write_json(json_path, {"cases": rows})
+    raise typer.Exit(1 if bad else 0)
+
+
+def main():
+    # With no GPU the commands fall back to the interpreter, which Triton reads at import: restart with it set.
+    if not torch.cuda.is_available() and not _env.INTERPRET:
+        os.environ["TRITON_INTERPRET"] = "1"
+        os.execv(sys.executable, [sys.executable, "-m", "warpgemm", *sys.argv[1:]])
+    app()
+
+
+if __name__ == "__main__":
+    main()
