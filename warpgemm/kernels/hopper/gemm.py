@@ -42,6 +42,13 @@ class _LaunchDesc:
 _compiled: dict[tuple, tuple] = {}
 
 
+def _launch_hooks_active() -> bool:
+    # Profilers (proton) register launch hooks; then launches go through Triton's own path, which calls them.
+    # In triton 3.6 the hook is a HookChain that is never None: it is active when it holds calls.
+    hook = triton.knobs.runtime.launch_enter_hook
+    return hook is not None and bool(getattr(hook, "calls", True))
+
+
 def operand_blocks(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool):
     bm, bn, bk = cfg.block_m, cfg.block_n, cfg.block_k
     a_block = (1, bm, bk) if a_kmajor else (1, bk, bm)
@@ -75,7 +82,7 @@ def hopper_gemm(a: TmaOperand, b: TmaOperand, c: TmaOperand, bias: torch.Tensor 
     key = (dev, a.tensor.dtype, c.tensor.dtype, cfg, a_kmajor, b_kmajor, a_batched, b_batched, has_bias,
            bias_arg.dtype, bias_arg.data_ptr() % 16 == 0)
     entry = _compiled.get(key)
-    if entry is not None and triton.knobs.runtime.launch_enter_hook is None:
+    if entry is not None and not _launch_hooks_active():
         kernel, consts = entry
         kernel.run(grid, 1, 1, torch._C._cuda_getCurrentRawStream(dev), kernel.function, kernel.packed_metadata,
                    None, None, None,  #
