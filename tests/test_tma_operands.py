@@ -21,7 +21,6 @@ def test_weight_transpose_is_k_major_in_place():
     b3 = w.t().unsqueeze(0)  # (1, K, N) column-major
     op = tma.describe_any(b3, 1)
     assert op is not None and op.contiguous_dim == 1 and op.shape == (1, 96, 128) and op.strides[1:] == (128, 1)
-    assert op.tensor.data_ptr() == w.data_ptr()
 
 
 def test_column_major_a_is_read_in_place():
@@ -33,9 +32,10 @@ def test_column_major_a_is_read_in_place():
 def test_unaligned_pitch_is_rejected_and_copied():
     a = rnd(1, 10, 7)  # 14-byte rows
     assert tma.describe_any(a, 2) is None
-    op = tma.padded_copy(a, 2)
-    assert op.copied and op.strides[1] == 8
-    assert torch.equal(op.tensor, a)
+    copy = tma.padded_copy(a, 2)
+    assert torch.equal(copy, a)
+    assert tma.describe(copy, 2) == tma.padded_geometry(a.shape, 2, 2)
+    assert tma.padded_geometry(a.shape, 2, 2).strides[1] == 8
 
 
 def test_misaligned_base_is_rejected():
@@ -43,8 +43,8 @@ def test_misaligned_base_is_rejected():
     view = big[:, :, 1:65]
     assert view.data_ptr() % 16 != 0
     assert tma.describe_any(view, 2) is None
-    op = tma.padded_copy(view, 2)
-    assert torch.equal(op.tensor, view)
+    copy = tma.padded_copy(view, 2)
+    assert torch.equal(copy, view)
 
 
 def test_gapped_view_with_aligned_pitch_stays_in_place():
@@ -73,3 +73,10 @@ def test_output_buffer_pads_unaligned_rows():
     assert tma.describe(c, 2) is not None
     c2 = tma.output_buffer((2, 5, 8), BF, torch.device("cpu"))
     assert c2.is_contiguous()
+
+
+def test_padded_copy_geometry_matches_for_column_major():
+    b = rnd(2, 13, 5)  # K=13, N=5 copied K-major
+    copy = tma.padded_copy(b, 1)
+    assert torch.equal(copy, b)
+    assert tma.describe(copy, 1) == tma.padded_geometry(b.shape, 2, 1)

@@ -59,6 +59,14 @@ def num_sms(index: int) -> int:
     return torch.cuda.get_device_properties(index).multi_processor_count
 
 
+H100_SMS = 132
+
+
+def sms_for(device: torch.device) -> int:
+    """SM count of a CUDA device; an H100's for meta tensors (planning and `explain` without a GPU)."""
+    return num_sms(device.index) if device.type == "cuda" else H100_SMS
+
+
 @functools.lru_cache(maxsize=None)
 def device_name(index: int) -> str:
     return torch.cuda.get_device_name(index)

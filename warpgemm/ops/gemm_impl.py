@@ -40,7 +40,7 @@ def resolve_config(config: GemmConfig | None, a3: torch.Tensor, c3: torch.Tensor
             raise ValueError(f"config {config} is invalid for {a3.dtype} inputs and a {c3.dtype} output: {reason}")
         return config, "forced by the caller"
     batches, M, N = c3.shape
-    return choose_config(batches, M, N, a3.shape[2], a3.dtype, c3.dtype, _env.num_sms(c3.device.index))
+    return choose_config(batches, M, N, a3.shape[2], a3.dtype, c3.dtype, _env.sms_for(c3.device))
 
 
 def _orient_b_copy(b3: torch.Tensor) -> int:
@@ -83,52 +83,84 @@ def bmm_into(a3: torch.Tensor, b3: torch.Tensor, bias: torch.Tensor | None, c3: 
 class HopperPlan(NamedTuple):
     config: GemmConfig
     config_reason: str
-    a: tma.TmaOperand | None  # None: needs a padded copy
-    b: tma.TmaOperand | None
-    c: tma.TmaOperand | None  # None: staged through a padded buffer
+    a: tma.TmaGeometry  # geometry of A as read: in place, or of its padded copy when a_copy
+    b: tma.TmaGeometry
+    c: tma.TmaGeometry  # geometry of C as written: in place, or of a padded staging buffer when c_staged
+    a_copy: int  # 0: read in place; else the contiguous dim of the padded copy
+    b_copy: int
+    c_staged: bool
+    launch: object  # kernels.hopper.gemm.GemmLaunch, built on first use
 
 
-def plan_hopper(a3, b3, c3, config) -> HopperPlan:
-    """Config and TMA geometry for a Hopper launch; copies are decided here but made by the caller."""
+# Plans are pure functions of the call signature (shapes, strides, dtypes, alignment, bias, forced config), so a
+# repeated call skips all planning. Bounded: a workload with endless distinct shapes just re-plans.
+_PLANS: dict[tuple, HopperPlan] = {}
+_PLAN_CACHE_LIMIT = 4096
+
+
+def _plan_key(a3, b3, c3, bias, config) -> tuple:
+    return (a3.shape, a3.stride(), b3.shape, b3.stride(), c3.shape, c3.stride(), a3.dtype, c3.dtype,
+            a3.data_ptr() % 16 == 0, b3.data_ptr() % 16 == 0, c3.data_ptr() % 16 == 0, c3.device.index,
+            None if bias is None else (bias.dtype, bias.data_ptr() % 16 == 0), config)
+
+
+def plan_hopper(a3, b3, c3, bias, config) -> HopperPlan:
+    """Config and TMA geometry for a Hopper launch; copies are decided here, made per call by the caller."""
+    from ..kernels.hopper.gemm import GemmLaunch
+
     cfg, why = resolve_config(config, a3, c3)
-    return HopperPlan(cfg, why, tma.describe_any(a3, 2), tma.describe_any(b3, 1), tma.describe(c3, 2))
+    a_geom, a_copy = tma.describe_any(a3, 2), 0
+    if a_geom is None:
+        a_copy = 2
+        a_geom = tma.padded_geometry(a3.shape, a3.element_size(), a_copy)
+    b_geom, b_copy = tma.describe_any(b3, 1), 0
+    if b_geom is None:
+        b_copy = _orient_b_copy(b3)
+        b_geom = tma.padded_geometry(b3.shape, b3.element_size(), b_copy)
+    c_geom = tma.describe(c3, 2)
+    c_staged = c_geom is None
+    if c_staged:
+        c_geom = tma.padded_geometry(c3.shape, c3.element_size(), 2)
+    launch = GemmLaunch(cfg, a_geom, b_geom, c_geom, a3.shape[0] > 1, b3.shape[0] > 1, bias is not None,
+                        _env.sms_for(c3.device))
+    return HopperPlan(cfg, why, a_geom, b_geom, c_geom, a_copy, b_copy, c_staged, launch)
 
 
 def _hopper_bmm(a3, b3, bias, c3, config, choice) -> None:
-    from ..kernels.hopper.gemm import hopper_gemm
-
-    plan = plan_hopper(a3, b3, c3, config)
+    key = _plan_key(a3, b3, c3, bias, config)
+    plan = _PLANS.get(key)
+    if plan is None:
+        if len(_PLANS) >= _PLAN_CACHE_LIMIT:
+            _PLANS.clear()
+        plan = _PLANS[key] = plan_hopper(a3, b3, c3, bias, config)
     if _env.LOG_ENABLED:
         _env.log(describe_plan(c3, a3, choice, plan))
-    a_op = plan.a or tma.padded_copy(a3, 2)
-    b_op = plan.b or tma.padded_copy(b3, _orient_b_copy(b3))
-    c_op, staged = plan.c, None
-    if c_op is None:
-        staged = tma.output_buffer(tuple(c3.shape), c3.dtype, c3.device)
-        c_op = tma.describe(staged, 2)
+    a = tma.padded_copy(a3, plan.a_copy) if plan.a_copy else a3
+    b = tma.padded_copy(b3, plan.b_copy) if plan.b_copy else b3
+    c = tma.output_buffer(tuple(c3.shape), c3.dtype, c3.device) if plan.c_staged else c3
     idx = c3.device.index
     if torch.cuda.current_device() != idx:
         with torch.cuda.device(idx):
-            hopper_gemm(a_op, b_op, c_op, bias, plan.config, a3.shape[0] > 1, b3.shape[0] > 1)
+            plan.launch.launch(a, b, c, bias)
     else:
-        hopper_gemm(a_op, b_op, c_op, bias, plan.config, a3.shape[0] > 1, b3.shape[0] > 1)
-    if staged is not None:
-        c3.copy_(staged)
+        plan.launch.launch(a, b, c, bias)
+    if plan.c_staged:
+        c3.copy_(c)
 
 
 def describe_plan(c3, a3, choice: PathChoice, plan: HopperPlan) -> str:
-    def orient(op, name, kmajor_dim):
-        if op is None:
+    def orient(copied, geom, name, kmajor_dim):
+        if copied:
             return f"{name} copied into a padded buffer (strides not TMA-legal)"
-        return f"{name} {'K-major' if op.contiguous_dim == kmajor_dim else 'MN-major'}, read in place"
+        return f"{name} {'K-major' if geom.contiguous_dim == kmajor_dim else 'MN-major'}, read in place"
 
     parts = [
         f"gemm batches={c3.shape[0]} M={c3.shape[1]} N={c3.shape[2]} K={a3.shape[2]} {a3.dtype}->{c3.dtype}",
         f"path=hopper ({choice.reason})",
         f"config={plan.config.name} ({plan.config_reason})",
-        orient(plan.a, "A", 2),
-        orient(plan.b, "B", 1),
-        "C written in place" if plan.c is not None else "C staged through a padded buffer",
+        orient(plan.a_copy, plan.a, "A", 2),
+        orient(plan.b_copy, plan.b, "B", 1),
+        "C staged through a padded buffer" if plan.c_staged else "C written in place",
     ]
     return "; ".join(parts)
 
@@ -142,4 +174,4 @@ def explain_bmm(a3: torch.Tensor, b3: torch.Tensor, c3: torch.Tensor, config: Ge
     choice = select_path(a3.device)
     if choice.path == "portable":
         return f"gemm {tuple(c3.shape)} x K={a3.shape[2]}: portable path ({choice.reason})"
-    return describe_plan(c3, a3, choice, plan_hopper(a3, b3, c3, config))
+    return describe_plan(c3, a3, choice, plan_hopper(a3, b3, c3, None, config))

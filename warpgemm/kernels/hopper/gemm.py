@@ -1,9 +1,10 @@
-"""Host side of the Hopper GEMM: descriptors, grid, and a launch path that skips Triton's per-call binder.
+"""Host side of the Hopper GEMM: launch plans, descriptors, and a launch path that skips Triton's binder.
 
-The first call of a kernel variant goes through `gemm_kernel[grid](...)`, which compiles and launches it; the
-CompiledKernel is kept under a key holding everything that selects the variant (dtypes, config, operand
-orientation, bias), so later calls go straight to its launcher. That removes Triton's argument binding and
-specialization from the per-call path, which is most of the host overhead for small GEMMs.
+A GemmLaunch holds everything about a launch that depends only on geometry (config, operand orientation, TMA
+shapes and strides, grid, constexprs). Its first launch goes through `gemm_kernel[grid](...)`, which compiles
+(or finds in Triton's cache) and launches; the CompiledKernel is kept on the plan, so later launches go
+straight to its launcher with three small descriptor records. Triton's argument binding and specialization
+(most of the host cost of a small GEMM) then happen once per call signature, not once per call.
 """
 from __future__ import annotations
 
@@ -14,10 +15,9 @@ import triton
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 
-from ... import _env
 from ...config import GemmConfig, launch_warps
 from .gemm_kernel import GroupedTileScheduler, TmaStoreEpilogue, gemm_kernel
-from .tma_operands import TmaOperand
+from .tma_operands import TmaGeometry
 
 _GL_DTYPES = {torch.bfloat16: gl.bfloat16, torch.float16: gl.float16, torch.float32: gl.float32}
 
@@ -25,28 +25,6 @@ _GL_DTYPES = {torch.bfloat16: gl.bfloat16, torch.float16: gl.float16, torch.floa
 @functools.lru_cache(maxsize=None)
 def smem_layout(block: tuple[int, ...], dtype: torch.dtype):
     return gl.NVMMASharedLayout.get_default_for(list(block), _GL_DTYPES[dtype])
-
-
-class _LaunchDesc:
-    """What Triton's launcher reads off a host tensor descriptor once the kernel is compiled."""
-
-    __slots__ = ("base", "shape", "strides", "padding")
-
-    def __init__(self, base, shape, strides):
-        self.base = base
-        self.shape = shape
-        self.strides = strides
-        self.padding = "zero"
-
-
-_compiled: dict[tuple, tuple] = {}
-
-
-def _launch_hooks_active() -> bool:
-    # Profilers (proton) register launch hooks; then launches go through Triton's own path, which calls them.
-    # In triton 3.6 the hook is a HookChain that is never None: it is active when it holds calls.
-    hook = triton.knobs.runtime.launch_enter_hook
-    return hook is not None and bool(getattr(hook, "calls", True))
 
 
 def operand_blocks(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool):
@@ -64,37 +42,57 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
                 SchedulerImpl=GroupedTileScheduler, EpilogueImpl=TmaStoreEpilogue)
 
 
-def hopper_gemm(a: TmaOperand, b: TmaOperand, c: TmaOperand, bias: torch.Tensor | None, cfg: GemmConfig,
-                a_batched: bool, b_batched: bool) -> None:
-    """c = a @ b (+ bias) on the current CUDA device. a: (., M, K), b: (., K, N), c: (batches, M, N) row-major.
+class _LaunchDesc:
+    """What Triton's launcher reads off a host tensor descriptor once the kernel is compiled."""
 
-    `bias`, when given, is a contiguous (N,) tensor of any float dtype.
-    """
-    a_kmajor = a.contiguous_dim == 2
-    b_kmajor = b.contiguous_dim == 1
-    dev = c.tensor.device.index
-    batches, M, N = c.shape
-    tiles = batches * triton.cdiv(M, cfg.block_m) * triton.cdiv(N, cfg.block_n)
-    grid = min(_env.num_sms(dev), tiles)
-    has_bias = bias is not None
-    bias_arg = bias if has_bias else c.tensor
-    # Everything that selects a compiled variant: Triton specializes pointers on 16-byte alignment.
-    key = (dev, a.tensor.dtype, c.tensor.dtype, cfg, a_kmajor, b_kmajor, a_batched, b_batched, has_bias,
-           bias_arg.dtype, bias_arg.data_ptr() % 16 == 0)
-    entry = _compiled.get(key)
-    if entry is not None and not _launch_hooks_active():
-        kernel, consts = entry
-        kernel.run(grid, 1, 1, torch._C._cuda_getCurrentRawStream(dev), kernel.function, kernel.packed_metadata,
-                   None, None, None,  #
-                   _LaunchDesc(a.tensor, a.shape, a.strides), _LaunchDesc(b.tensor, b.shape, b.strides),
-                   _LaunchDesc(c.tensor, c.shape, c.strides), bias_arg, *consts)
-        return
-    a_block, b_block, c_block = operand_blocks(cfg, a_kmajor, b_kmajor)
-    descs = [
-        TensorDescriptor(x.tensor, list(x.shape), list(x.strides), list(block), smem_layout(block, x.tensor.dtype))
-        for x, block in ((a, a_block), (b, b_block), (c, c_block))
-    ]
-    constexprs = kernel_constexprs(cfg, a_kmajor, b_kmajor, a_batched, b_batched, has_bias)
-    num_warps, maxnreg = launch_warps(cfg)
-    kernel = gemm_kernel[(grid, )](*descs, bias_arg, **constexprs, num_warps=num_warps, maxnreg=maxnreg)
-    _compiled[key] = (kernel, (*constexprs.values(), num_warps))
+    __slots__ = ("base", "shape", "strides", "padding")
+
+    def __init__(self, base, geom: TmaGeometry):
+        self.base = base
+        self.shape = geom.shape
+        self.strides = geom.strides
+        self.padding = "zero"
+
+
+def _launch_hooks_active() -> bool:
+    # Profilers (proton) register launch hooks; then launches go through Triton's own path, which calls them.
+    # In triton 3.6 the hook is a HookChain that is never None: it is active when it holds calls.
+    hook = triton.knobs.runtime.launch_enter_hook
+    return hook is not None and bool(getattr(hook, "calls", True))
+
+
+class GemmLaunch:
+    """One Hopper GEMM call signature: c = a @ b (+ bias) with fixed geometry, launched many times."""
+
+    __slots__ = ("cfg", "a", "b", "c", "grid", "constexprs", "num_warps", "maxnreg", "kernel", "args_tail")
+
+    def __init__(self, cfg: GemmConfig, a: TmaGeometry, b: TmaGeometry, c: TmaGeometry, a_batched: bool,
+                 b_batched: bool, has_bias: bool, num_sms: int):
+        self.cfg, self.a, self.b, self.c = cfg, a, b, c
+        batches, M, N = c.shape
+        tiles = batches * triton.cdiv(M, cfg.block_m) * triton.cdiv(N, cfg.block_n)
+        self.grid = min(num_sms, tiles)
+        self.constexprs = kernel_constexprs(cfg, a.contiguous_dim == 2, b.contiguous_dim == 1, a_batched,
+                                            b_batched, has_bias)
+        self.num_warps, self.maxnreg = launch_warps(cfg)
+        self.kernel = None
+        self.args_tail = (*self.constexprs.values(), self.num_warps)
+
+    def launch(self, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, bias: torch.Tensor | None) -> None:
+        """Launch on the current device and stream. `bias`, when given, is a contiguous (N,) float tensor."""
+        bias_arg = bias if bias is not None else c
+        kernel = self.kernel
+        if kernel is not None and not _launch_hooks_active():
+            dev = c.device.index
+            kernel.run(self.grid, 1, 1, torch._C._cuda_getCurrentRawStream(dev), kernel.function,
+                       kernel.packed_metadata, None, None, None,  #
+                       _LaunchDesc(a, self.a), _LaunchDesc(b, self.b), _LaunchDesc(c, self.c), bias_arg,
+                       *self.args_tail)
+            return
+        a_block, b_block, c_block = operand_blocks(self.cfg, self.a.contiguous_dim == 2, self.b.contiguous_dim == 1)
+        descs = [
+            TensorDescriptor(t, list(g.shape), list(g.strides), list(block), smem_layout(block, t.dtype))
+            for t, g, block in ((a, self.a, a_block), (b, self.b, b_block), (c, self.c, c_block))
+        ]
+        self.kernel = gemm_kernel[(self.grid, )](*descs, bias_arg, **self.constexprs, num_warps=self.num_warps,
+                                                 maxnreg=self.maxnreg)

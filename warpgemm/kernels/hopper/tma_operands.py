@@ -5,6 +5,9 @@ positive multiple of 16 bytes (device descriptors do not check this and silently
 checked here, before anything is built). A dimension of size 1 is never stepped over, so its stride is free:
 it is replaced by a legal one, which lets a (1, K) row, a single batch or an (M, 1) column go through untouched.
 Anything else is copied into a padded buffer whose rows are 16-byte multiples.
+
+Geometry depends only on shapes, strides, itemsize and base alignment, so callers can cache it per call
+signature and pair it with each call's tensors.
 """
 from __future__ import annotations
 
@@ -13,31 +16,29 @@ from typing import NamedTuple
 import torch
 
 
-class TmaOperand(NamedTuple):
-    """A 3-D tensor as a TMA descriptor sees it: `shape`/`strides` are (batch, outer, inner) with inner stride 1.
+class TmaGeometry(NamedTuple):
+    """A 3-D tensor as a TMA descriptor sees it: (batch, outer, inner) with inner stride 1.
 
     `contiguous_dim` says which dimension of the logical (batch, d1, d2) tensor is the descriptor's inner one:
     2 (d2 contiguous, "row-major") or 1 (d1 contiguous, "column-major").
     """
 
-    tensor: torch.Tensor
     shape: tuple[int, int, int]
     strides: tuple[int, int, int]
     contiguous_dim: int
-    copied: bool
 
 
 def _round_up(x: int, m: int) -> int:
     return (x + m - 1) // m * m
 
 
-def describe(x: torch.Tensor, contiguous_dim: int) -> TmaOperand | None:
-    """`x` (batch, d1, d2) as a TMA operand whose inner dimension is `contiguous_dim`, or None if it cannot be."""
-    if x.data_ptr() % 16:
+def geometry(shape, strides, itemsize: int, aligned: bool, contiguous_dim: int) -> TmaGeometry | None:
+    """The descriptor geometry of a (batch, d1, d2) tensor read along `contiguous_dim`, or None if TMA can't."""
+    if not aligned:
         return None
-    align = 16 // x.element_size()
-    nb, d1, d2 = x.shape
-    sb, s1, s2 = x.stride()
+    align = 16 // itemsize
+    nb, d1, d2 = shape
+    sb, s1, s2 = strides
     if contiguous_dim == 2:
         inner, outer, s_inner, s_outer = d2, d1, s2, s1
     else:
@@ -52,15 +53,29 @@ def describe(x: torch.Tensor, contiguous_dim: int) -> TmaOperand | None:
         sb = _round_up(outer * s_outer, align)
     elif sb <= 0 or sb % align:
         return None
-    return TmaOperand(x, (nb, outer, inner), (sb, s_outer, 1), contiguous_dim, False)
+    return TmaGeometry((nb, outer, inner), (sb, s_outer, 1), contiguous_dim)
 
 
-def describe_any(x: torch.Tensor, preferred_dim: int) -> TmaOperand | None:
+def describe(x: torch.Tensor, contiguous_dim: int) -> TmaGeometry | None:
+    return geometry(x.shape, x.stride(), x.element_size(), x.data_ptr() % 16 == 0, contiguous_dim)
+
+
+def describe_any(x: torch.Tensor, preferred_dim: int) -> TmaGeometry | None:
     """Try the preferred orientation first, then the other one."""
     return describe(x, preferred_dim) or describe(x, 3 - preferred_dim)
 
 
-def padded_copy(x: torch.Tensor, contiguous_dim: int) -> TmaOperand:
+def padded_geometry(shape, itemsize: int, contiguous_dim: int) -> TmaGeometry:
+    """The geometry of `padded_copy(x, contiguous_dim)` for an x of this shape."""
+    nb, d1, d2 = shape
+    align = 16 // itemsize
+    inner, outer = (d2, d1) if contiguous_dim == 2 else (d1, d2)
+    pitch = _round_up(inner, align)
+    return geometry((nb, d1, d2), (outer * pitch, pitch, 1) if contiguous_dim == 2 else (outer * pitch, 1, pitch),
+                    itemsize, True, contiguous_dim)
+
+
+def padded_copy(x: torch.Tensor, contiguous_dim: int) -> torch.Tensor:
     """Copy `x` into a fresh buffer whose rows (along `contiguous_dim`) start on 16-byte boundaries."""
     nb, d1, d2 = x.shape
     align = 16 // x.element_size()
@@ -71,9 +86,7 @@ def padded_copy(x: torch.Tensor, contiguous_dim: int) -> TmaOperand:
         buf = torch.empty((nb, d2, _round_up(d1, align)), dtype=x.dtype, device=x.device)
         view = buf[:, :, :d1].transpose(1, 2)
     view.copy_(x)
-    op = describe(view, contiguous_dim)
-    assert op is not None, "a padded copy must be TMA-legal"
-    return op._replace(copied=True)
+    return view
 
 
 def output_buffer(shape: tuple[int, int, int], dtype: torch.dtype, device: torch.device) -> torch.Tensor:
