@@ -37,3 +37,23 @@ def test_hopper_variant_compiles_clean(variant, tmp_path):
     assert r.stack_bytes == 0 and r.local_bytes == 0, f"register spills: {r}"
     assert r.shared_bytes <= SMEM_LIMIT
     assert r.shared_bytes <= cfg.smem_bytes(in_dt, out_dt), "the config's shared-memory estimate is too low"
+
+
+from warpgemm.bench.elementwise_bench import SWEEP_CONFIGS  # noqa: E402
+from warpgemm.config import check_stream_config  # noqa: E402
+from warpgemm.kernels.hopper.aot import compile_elementwise  # noqa: E402
+from warpgemm.ops.elementwise import default_stream_config  # noqa: E402
+
+STREAM_VARIANTS = [(default_stream_config(dt), dt) for dt in (torch.float32, torch.bfloat16, torch.float16)]
+STREAM_VARIANTS += [(cfg, torch.float32) for cfg in SWEEP_CONFIGS]
+
+
+@pytest.mark.parametrize("variant", STREAM_VARIANTS, ids=lambda v: f"{v[0].name}-{str(v[1])[6:]}")
+def test_elementwise_variant_compiles_clean(variant, tmp_path):
+    cfg, dtype = variant
+    assert check_stream_config(cfg, dtype) is None
+    r = inspect_compiled(compile_elementwise(cfg, dtype), "ew", str(tmp_path))
+    assert r.has_tma_load and r.has_tma_store, "TMA bulk tensor copies missing"
+    assert r.has_setmaxnreg, "the load/store warps' register budget was not applied"
+    assert r.stack_bytes == 0 and r.local_bytes == 0, f"register spills: {r}"
+    assert r.shared_bytes <= cfg.smem_bytes(dtype.itemsize) and r.shared_bytes * cfg.ctas_per_sm <= SMEM_LIMIT

@@ -4,14 +4,16 @@
     y = warpgemm.matmul(a, b)            # torch.matmul semantics, bf16/fp16, fp32 accumulation
     y = warpgemm.linear(x, w, bias)      # F.linear semantics; w.T is read in place
     print(warpgemm.explain(a, b))        # which path and kernel config would run, and why
+    c = warpgemm.add(a, b, alpha=0.5)    # torch.add on the warp-specialized stream kernel
 """
 from ._env import set_logging
-from .config import GemmConfig, check_config
+from .config import GemmConfig, StreamConfig, check_config
 from .heuristics import SHIPPED_CONFIGS, choose_config
 from .ops import library as _library  # noqa: F401  (registers torch.ops.warpgemm.*)
 from .ops.api import explain, linear, matmul
+from .ops.elementwise import add, mul
 
 __version__ = "0.1.0"
 
-__all__ = ["matmul", "linear", "explain", "GemmConfig", "check_config", "choose_config", "SHIPPED_CONFIGS",
+__all__ = ["matmul", "linear", "explain", "add", "mul", "GemmConfig", "StreamConfig", "check_config", "choose_config", "SHIPPED_CONFIGS",
            "set_logging", "__version__"]

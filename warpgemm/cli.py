@@ -88,6 +88,36 @@ def bench_dense(
     _write_json(json_path, res)
 
 
+@bench_app.command("elementwise")
+def bench_elementwise(
+    rounds: int = typer.Option(5, help="alternating timing rounds per case"),
+    sweep: bool = typer.Option(False, help="also time the kernel's config candidates (slots, tile, warps)"),
+    json_path: Optional[Path] = typer.Option(None, "--json", help="write full results here"),
+):
+    """warpgemm.add vs torch.add(out=...): 32768^2 fp32 and bf16, 4096^2 fp32 (CUDA-graph timed), in TB/s."""
+    if not _has_hopper():
+        _no_gpu_notice("bench elementwise")
+        return
+    from .bench.elementwise_bench import run_elementwise_suite
+
+    res = run_elementwise_suite(rounds, sweep, progress=lambda s: console.print(s, highlight=False))
+    table = Table(title=f"elementwise add on {res['environment']['device']} (TB/s = 2 reads + 1 write)")
+    for col in ("case", "timing", "ms", "TB/s", "torch TB/s", "ratio", "bitwise"):
+        table.add_column(col, justify="right")
+    for r in res["results"]:
+        table.add_row(r["case"], r["timing"], f"{r['ms']:.3f}", f"{r['tbps']:.2f}", f"{r['tbps_baseline']:.2f}",
+                      f"{r['ratio']:.3f}", str(r["bitwise_equal"]))
+    console.print(table)
+    if res["sweep"]:
+        sweep_table = Table(title="config sweep (same process, alternating with torch.add)")
+        for col in ("case", "config", "TB/s", "ratio"):
+            sweep_table.add_column(col, justify="right")
+        for r in res["sweep"]:
+            sweep_table.add_row(r["case"], r["config"], f"{r['tbps']:.2f}", f"{r['ratio']:.3f}")
+        console.print(sweep_table)
+    _write_json(json_path, res)
+
+
 @bench_app.command("overhead")
 def bench_overhead(size: int = typer.Option(256), json_path: Optional[Path] = typer.Option(None, "--json")):
     """Eager host overhead per call (a problem small enough that the CPU is the bottleneck)."""

@@ -105,3 +105,55 @@ def launch_warps(cfg: GemmConfig) -> tuple[int, int]:
     total_warps = cfg.consumer_warps + 4
     maxnreg = min(256, (65536 // (32 * total_warps)) // 8 * 8)
     return cfg.consumer_warps, maxnreg
+
+
+@dataclass(frozen=True)
+class StreamConfig:
+    """A choice for the warp-specialized elementwise kernel.
+
+    block_x x block_y: the tile (block_y along the contiguous dimension, in elements).
+    load_slots / store_slots: depth of the input and output rings; compute_warps: warps of the compute
+    partition; io_regs: register budget of the one-warp load and store partitions; ctas_per_sm: programs per SM
+    of the persistent grid (shared memory must allow it).
+    """
+
+    block_x: int = 32
+    block_y: int = 128
+    load_slots: int = 4
+    store_slots: int = 2
+    compute_warps: int = 4
+    io_regs: int = 24
+    ctas_per_sm: int = 1
+
+    @property
+    def name(self) -> str:
+        return (f"{self.block_x}x{self.block_y}_l{self.load_slots}_s{self.store_slots}_w{self.compute_warps}"
+                f"_c{self.ctas_per_sm}")
+
+    def smem_bytes(self, itemsize: int) -> int:
+        tile = self.block_x * self.block_y * itemsize
+        return tile * (2 * self.load_slots + self.store_slots) + 16 * (self.load_slots + self.store_slots) + 1024
+
+
+def check_stream_config(cfg: StreamConfig, dtype: torch.dtype) -> str | None:
+    """None when `cfg` can run the elementwise kernel on `dtype` tensors, else why not."""
+    if not (1 <= cfg.block_x <= 256 and 1 <= cfg.block_y <= 256):
+        return f"block_x and block_y must be in [1, 256] (TMA box limit), got {cfg.block_x}x{cfg.block_y}"
+    if cfg.block_y * dtype.itemsize % 16:
+        return f"block_y * itemsize must be a multiple of 16 bytes, got {cfg.block_y * dtype.itemsize}"
+    if cfg.compute_warps not in (4, 8):
+        return f"compute_warps must be 4 or 8, got {cfg.compute_warps}"
+    if cfg.load_slots < 1 or cfg.store_slots < 1:
+        return "load_slots and store_slots must be >= 1"
+    if not (24 <= cfg.io_regs <= 256 and cfg.io_regs % 8 == 0):
+        return f"io_regs must be a multiple of 8 in [24, 256], got {cfg.io_regs}"
+    if cfg.ctas_per_sm < 1 or cfg.smem_bytes(dtype.itemsize) * cfg.ctas_per_sm > SMEM_LIMIT:
+        return (f"{cfg.ctas_per_sm} programs per SM need {cfg.smem_bytes(dtype.itemsize) * cfg.ctas_per_sm} bytes of "
+                f"shared memory (limit {SMEM_LIMIT})")
+    return None
+
+
+def stream_launch_regs(cfg: StreamConfig) -> tuple[int, int]:
+    """(num_warps, maxnreg): the compute warps plus a warpgroup holding the load and store warps."""
+    total_warps = cfg.compute_warps + 4
+    return cfg.compute_warps, min(256, (65536 // (32 * total_warps * cfg.ctas_per_sm)) // 8 * 8)

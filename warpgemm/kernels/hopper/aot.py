@@ -17,9 +17,11 @@ from triton.experimental.gluon._runtime import GluonASTSource
 from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 from triton.runtime.jit import mangle_type
 
-from ...config import GemmConfig, launch_warps
+from ...config import GemmConfig, StreamConfig, launch_warps, stream_launch_regs
+from .elementwise_kernel import OPS, elementwise_kernel
 from .gemm import kernel_constexprs, operand_blocks, smem_layout
 from .gemm_kernel import gemm_kernel
+from .launch import nvmma_layout
 
 SM90 = GPUTarget("cuda", 90, 32)
 _PTR_TYPES = {torch.bfloat16: "*bf16", torch.float16: "*fp16", torch.float32: "*fp32"}
@@ -55,6 +57,18 @@ def compile_gemm(cfg: GemmConfig, *, in_dtype=torch.bfloat16, out_dtype=torch.bf
     signature.update({k: "constexpr" for k in constexprs})
     signature["num_warps"] = "constexpr"
     src = GluonASTSource(gemm_kernel, signature, constexprs={**constexprs, "num_warps": num_warps})
+    return triton.compile(src, target=SM90, options={"num_warps": num_warps, "maxnreg": maxnreg})
+
+
+def compile_elementwise(cfg: StreamConfig, dtype=torch.float32, op: str = "add"):
+    block = (cfg.block_x, cfg.block_y)
+    t = torch.empty(256 * 256, dtype=dtype)
+    desc = TensorDescriptor(t, [256, 256], [256, 1], list(block), nvmma_layout(block, dtype, swizzle=False))
+    constexprs = dict(OP=OPS[op], LOAD_SLOTS=cfg.load_slots, STORE_SLOTS=cfg.store_slots, IO_REGS=cfg.io_regs)
+    num_warps, maxnreg = stream_launch_regs(cfg)
+    signature = {"a_desc": mangle_type(desc), "b_desc": mangle_type(desc), "c_desc": mangle_type(desc),
+                 "alpha": "fp32", **{k: "constexpr" for k in constexprs}, "num_warps": "constexpr"}
+    src = GluonASTSource(elementwise_kernel, signature, constexprs={**constexprs, "num_warps": num_warps})
     return triton.compile(src, target=SM90, options={"num_warps": num_warps, "maxnreg": maxnreg})
 
 

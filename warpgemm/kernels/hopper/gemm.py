@@ -1,30 +1,18 @@
-"""Host side of the Hopper GEMM: launch plans, descriptors, and a launch path that skips Triton's binder.
-
-A GemmLaunch holds everything about a launch that depends only on geometry (config, operand orientation, TMA
-shapes and strides, grid, constexprs). Its first launch goes through `gemm_kernel[grid](...)`, which compiles
-(or finds in Triton's cache) and launches; the CompiledKernel is kept on the plan, so later launches go
-straight to its launcher with three small descriptor records. Triton's argument binding and specialization
-(most of the host cost of a small GEMM) then happen once per call signature, not once per call.
-"""
+"""Host side of the Hopper GEMM: one GemmLaunch per call signature (config, operand orientation, TMA geometry,
+grid, constexprs), launched through a CachedKernel so repeated calls skip Triton's binder."""
 from __future__ import annotations
-
-import functools
 
 import torch
 import triton
-from triton.experimental.gluon import language as gl
-from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 
 from ...config import GemmConfig, launch_warps
 from .gemm_kernel import GroupedTileScheduler, TmaStoreEpilogue, gemm_kernel
+from .launch import CachedKernel, LightDesc, full_desc, nvmma_layout
 from .tma_operands import TmaGeometry
 
-_GL_DTYPES = {torch.bfloat16: gl.bfloat16, torch.float16: gl.float16, torch.float32: gl.float32}
 
-
-@functools.lru_cache(maxsize=None)
-def smem_layout(block: tuple[int, ...], dtype: torch.dtype):
-    return gl.NVMMASharedLayout.get_default_for(list(block), _GL_DTYPES[dtype])
+def smem_layout(block, dtype):
+    return nvmma_layout(tuple(block), dtype)
 
 
 def operand_blocks(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool):
@@ -42,57 +30,37 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
                 SchedulerImpl=GroupedTileScheduler, EpilogueImpl=TmaStoreEpilogue)
 
 
-class _LaunchDesc:
-    """What Triton's launcher reads off a host tensor descriptor once the kernel is compiled."""
-
-    __slots__ = ("base", "shape", "strides", "padding")
-
-    def __init__(self, base, geom: TmaGeometry):
-        self.base = base
-        self.shape = geom.shape
-        self.strides = geom.strides
-        self.padding = "zero"
-
-
-def _launch_hooks_active() -> bool:
-    # Profilers (proton) register launch hooks; then launches go through Triton's own path, which calls them.
-    # In triton 3.6 the hook is a HookChain that is never None: it is active when it holds calls.
-    hook = triton.knobs.runtime.launch_enter_hook
-    return hook is not None and bool(getattr(hook, "calls", True))
-
-
 class GemmLaunch:
     """One Hopper GEMM call signature: c = a @ b (+ bias) with fixed geometry, launched many times."""
 
-    __slots__ = ("cfg", "a", "b", "c", "grid", "constexprs", "num_warps", "maxnreg", "kernel", "args_tail")
+    __slots__ = ("cfg", "a", "b", "c", "blocks", "grid", "kernel")
 
     def __init__(self, cfg: GemmConfig, a: TmaGeometry, b: TmaGeometry, c: TmaGeometry, a_batched: bool,
                  b_batched: bool, has_bias: bool, num_sms: int):
         self.cfg, self.a, self.b, self.c = cfg, a, b, c
+        a_kmajor, b_kmajor = a.contiguous_dim == 2, b.contiguous_dim == 1
+        self.blocks = operand_blocks(cfg, a_kmajor, b_kmajor)
         batches, M, N = c.shape
-        tiles = batches * triton.cdiv(M, cfg.block_m) * triton.cdiv(N, cfg.block_n)
-        self.grid = min(num_sms, tiles)
-        self.constexprs = kernel_constexprs(cfg, a.contiguous_dim == 2, b.contiguous_dim == 1, a_batched,
-                                            b_batched, has_bias)
-        self.num_warps, self.maxnreg = launch_warps(cfg)
-        self.kernel = None
-        self.args_tail = (*self.constexprs.values(), self.num_warps)
+        self.grid = min(num_sms, batches * triton.cdiv(M, cfg.block_m) * triton.cdiv(N, cfg.block_n))
+        num_warps, maxnreg = launch_warps(cfg)
+        self.kernel = CachedKernel(gemm_kernel,
+                                   kernel_constexprs(cfg, a_kmajor, b_kmajor, a_batched, b_batched, has_bias),
+                                   num_warps, maxnreg)
+
+    @property
+    def constexprs(self) -> dict:
+        return self.kernel.constexprs
 
     def launch(self, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, bias: torch.Tensor | None) -> None:
         """Launch on the current device and stream. `bias`, when given, is a contiguous (N,) float tensor."""
         bias_arg = bias if bias is not None else c
-        kernel = self.kernel
-        if kernel is not None and not _launch_hooks_active():
-            dev = c.device.index
-            kernel.run(self.grid, 1, 1, torch._C._cuda_getCurrentRawStream(dev), kernel.function,
-                       kernel.packed_metadata, None, None, None,  #
-                       _LaunchDesc(a, self.a), _LaunchDesc(b, self.b), _LaunchDesc(c, self.c), bias_arg,
-                       *self.args_tail)
-            return
-        a_block, b_block, c_block = operand_blocks(self.cfg, self.a.contiguous_dim == 2, self.b.contiguous_dim == 1)
-        descs = [
-            TensorDescriptor(t, list(g.shape), list(g.strides), list(block), smem_layout(block, t.dtype))
-            for t, g, block in ((a, self.a, a_block), (b, self.b, b_block), (c, self.c, c_block))
-        ]
-        self.kernel = gemm_kernel[(self.grid, )](*descs, bias_arg, **self.constexprs, num_warps=self.num_warps,
-                                                 maxnreg=self.maxnreg)
+        ga, gb, gc = self.a, self.b, self.c
+
+        def full_args():
+            return [full_desc(t, g.shape, g.strides, blk, smem_layout(blk, t.dtype))
+                    for t, g, blk in ((a, ga, self.blocks[0]), (b, gb, self.blocks[1]), (c, gc, self.blocks[2]))
+                    ] + [bias_arg]
+
+        self.kernel.launch(self.grid, c.device.index, full_args,
+                           (LightDesc(a, ga.shape, ga.strides), LightDesc(b, gb.shape, gb.strides),
+                            LightDesc(c, gc.shape, gc.strides), bias_arg))

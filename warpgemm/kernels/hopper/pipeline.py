@@ -34,6 +34,11 @@ class RingPosition:
         """Slot index one step behind this position (wrapping)."""
         return gl.where(self.index == 0, self.num_slots - 1, self.index - 1)
 
+    @gluon.jit
+    def lagging_index(self, steps: gl.constexpr):
+        """Slot index `steps` (< num_slots) steps behind this position (wrapping)."""
+        return (self.index + (self.num_slots - steps)) % self.num_slots
+
     @gluon.must_use_result
     @gluon.jit
     def next(self):
@@ -108,3 +113,7 @@ class BarrierRing:
         inside a loop (`prev = pos`), so a separate `prev` silently keeps its pre-loop value.
         """
         mbarrier.arrive(self.empty.index(pos.previous_index()), count=1, pred=pred)
+
+    @gluon.jit
+    def mark_empty_index(self, index, pred=True):
+        mbarrier.arrive(self.empty.index(index), count=1, pred=pred)

@@ -1,0 +1,95 @@
+"""warpgemm.add / mul on the portable kernel under the Triton interpreter, and the fallbacks."""
+import pytest
+import torch
+
+import warpgemm
+from warpgemm import _env
+
+pytestmark = pytest.mark.skipif(not _env.INTERPRET, reason="interpreter suite: runs where TRITON_INTERPRET=1")
+
+DTYPES = [torch.float32, torch.bfloat16, torch.float16]
+SHAPES = [(), (1, ), (7, ), (4097, ), (33, 65), (2, 3, 5, 7), (128, 96)]
+
+
+def rnd(shape, dtype, g):
+    return torch.randn(shape, generator=g).to(dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_add_is_bitwise_torch_add(dtype):
+    g = torch.Generator().manual_seed(0)
+    for shape in SHAPES:
+        a, b = rnd(shape, dtype, g), rnd(shape, dtype, g)
+        out = torch.full(shape, float("nan"), dtype=dtype)
+        warpgemm.add(a, b, out=out)
+        assert torch.equal(out, torch.add(a, b)), shape
+        assert torch.equal(warpgemm.add(a, b), torch.add(a, b)), shape
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_add_with_alpha_within_one_rounding(dtype):
+    # The interpreter's fma rounds twice and CPU torch has its own bf16 path: bitwise equality for alpha != 1 is
+    # checked on the GPU, where both sides are one fp32 FMA.
+    g = torch.Generator().manual_seed(1)
+    a, b = rnd((4097, ), dtype, g), rnd((4097, ), dtype, g)
+    for alpha in (0.3, -2.5, 3):
+        got, ref = warpgemm.add(a, b, alpha=alpha), torch.add(a, b, alpha=alpha)
+        torch.testing.assert_close(got, ref, rtol=2 * torch.finfo(dtype).eps, atol=2 * torch.finfo(dtype).eps)
+
+
+def test_mul_is_bitwise_torch_mul():
+    g = torch.Generator().manual_seed(2)
+    for dtype in DTYPES:
+        a, b = rnd((1000, ), dtype, g), rnd((1000, ), dtype, g)
+        assert torch.equal(warpgemm.mul(a, b), torch.mul(a, b))
+
+
+def test_fallbacks_are_correct_and_said(capfd):
+    g = torch.Generator().manual_seed(3)
+    a = rnd((6, 5), torch.float32, g)
+    row = rnd((5, ), torch.float32, g)
+    half = rnd((6, 5), torch.bfloat16, g)
+    warpgemm.set_logging(True)
+    try:
+        assert torch.equal(warpgemm.add(a, row, alpha=2), torch.add(a, row, alpha=2))  # broadcasting
+        assert torch.equal(warpgemm.add(a, half), torch.add(a, half))  # mixed dtypes
+        assert torch.equal(warpgemm.add(a.t(), a.t()), torch.add(a.t(), a.t()))  # transposed views
+        assert torch.equal(warpgemm.add(a, a), torch.add(a, a))
+    finally:
+        warpgemm.set_logging(False)
+    err = capfd.readouterr().err
+    assert err.count("path=torch") == 3 and "path=portable" in err
+
+
+def test_out_views_and_empty():
+    g = torch.Generator().manual_seed(4)
+    a, b = rnd((8, 8), torch.float32, g), rnd((8, 8), torch.float32, g)
+    big = torch.full((8, 16), float("nan"))
+    warpgemm.add(a, b, out=big[:, 4:12])
+    assert torch.equal(big[:, 4:12], a + b) and torch.isnan(big[:, :4]).all() and torch.isnan(big[:, 12:]).all()
+    e = torch.empty(0, 3)
+    assert warpgemm.add(e, e).shape == (0, 3)
+
+
+def test_autograd_and_compile():
+    g = torch.Generator().manual_seed(5)
+    a = rnd((4, 33), torch.float32, g).requires_grad_()
+    b = rnd((4, 33), torch.float32, g).requires_grad_()
+    (warpgemm.add(a, b, alpha=3.0) * 2).sum().backward()
+    assert torch.equal(a.grad, torch.full_like(a, 2.0)) and torch.equal(b.grad, torch.full_like(b, 6.0))
+
+    @torch.compile(fullgraph=True, backend="aot_eager")
+    def f(x, y):
+        return warpgemm.mul(warpgemm.add(x, y), y).sum()
+
+    x, y = a.detach().clone().requires_grad_(), b.detach().clone().requires_grad_()
+    f(x, y).backward()
+    assert torch.allclose(x.grad, y.detach()) and torch.allclose(y.grad, x.detach() + 2 * y.detach())
+    torch.library.opcheck(torch.ops.warpgemm.binary, (a.detach(), b.detach(), "add", 0.5))
+
+
+def test_argument_errors():
+    with pytest.raises(TypeError, match="b must be a torch.Tensor, got float"):
+        warpgemm.add(torch.ones(3), 1.0)
+    with pytest.raises(ValueError, match=r"b must be on the same device as a \(cpu\), got meta"):
+        warpgemm.add(torch.ones(3), torch.ones(3, device="meta"))

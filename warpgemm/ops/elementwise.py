@@ -1,0 +1,144 @@
+"""`warpgemm.add` (torch.add semantics) on the warp-specialized elementwise kernel, with its fallbacks.
+
+Paths, in order: `hopper` (same-shape, same-dtype tensors TMA can stream as one 2-D view), `portable` (flat
+contiguous tensors on other GPUs or under the interpreter), `torch` (broadcasting, mixed dtypes, strides
+neither kernel takes: torch computes it, correctly, and WARPGEMM_LOG says so).
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import torch
+from torch import Tensor
+
+from .. import _env
+from ..config import StreamConfig, check_stream_config
+from . import checks
+
+STREAM_DTYPES = (torch.float32, torch.bfloat16, torch.float16)
+_TORCH_OPS = {"add": lambda a, b, alpha, out: torch.add(a, b, alpha=alpha, out=out),
+              "mul": lambda a, b, alpha, out: torch.mul(a, b, out=out)}
+
+
+def default_stream_config(dtype: torch.dtype) -> StreamConfig:
+    # 512-byte rows: one tile row is 512 contiguous bytes, a 32-row tile a 16 KB contiguous chunk.
+    return StreamConfig(block_y=512 // dtype.itemsize)
+
+
+class StreamPlan(NamedTuple):
+    path: str
+    reason: str
+    launch: object  # kernels.hopper.elementwise.StreamLaunch for the hopper path
+
+
+_PLANS: dict[tuple, StreamPlan] = {}
+
+
+def _plan(op: str, a: Tensor, b: Tensor, c: Tensor, config: StreamConfig | None) -> StreamPlan:
+    dev = c.device
+    contiguous = a.is_contiguous() and b.is_contiguous() and c.is_contiguous()
+    if dev.type == "cuda" and _env.BACKEND != "portable" and _env.is_hopper(dev.index):
+        from ..kernels.hopper.elementwise import StreamLaunch, stream_geometry
+
+        cfg = config or default_stream_config(c.dtype)
+        reason = check_stream_config(cfg, c.dtype)
+        if reason is not None:
+            raise ValueError(f"config {cfg} is invalid for {c.dtype} tensors: {reason}")
+        geom = stream_geometry((a, b, c), cfg.block_y)
+        if geom is not None:
+            return StreamPlan("hopper", f"sm_90 warp-specialized TMA stream, {geom.rows}x{geom.cols} view, "
+                              f"config {cfg.name}", StreamLaunch(cfg, geom, c.dtype, op, _env.num_sms(dev.index)))
+        if not contiguous:
+            return StreamPlan("torch", "strides TMA cannot stream as one 2-D view", None)
+        return StreamPlan("portable", "contiguous, but no 16-byte-aligned 2-D view for TMA", None)
+    if not contiguous:
+        return StreamPlan("torch", "non-contiguous tensors off the Hopper path", None)
+    return StreamPlan("portable", "CPU tensor under the Triton interpreter" if dev.type == "cpu" else
+                      f"{dev} is not sm_90", None)
+
+
+def binary_into(op: str, a: Tensor, b: Tensor, c: Tensor, alpha: float, config: StreamConfig | None = None):
+    """c = OP(a, b); a, b, c have one shape and one dtype (checked by the caller)."""
+    if c.numel() == 0:
+        return c
+    key = (op, a.shape, a.stride(), b.stride(), c.stride(), c.dtype, a.data_ptr() % 16, b.data_ptr() % 16,
+           c.data_ptr() % 16, c.device, config)
+    plan = _PLANS.get(key)
+    if plan is None:
+        if len(_PLANS) > 4096:
+            _PLANS.clear()
+        plan = _PLANS[key] = _plan(op, a, b, c, config)
+    if _env.LOG_ENABLED:
+        _env.log(f"{op} {tuple(c.shape)} {c.dtype}: path={plan.path} ({plan.reason})")
+    if plan.path == "hopper":
+        plan.launch.launch(a, b, c, float(alpha))
+    elif plan.path == "portable":
+        from ..kernels.portable.elementwise import portable_binary
+
+        portable_binary(op, a, b, c, alpha)
+    else:
+        _TORCH_OPS[op](a, b, alpha, c)
+    return c
+
+
+@torch.library.custom_op("warpgemm::binary", mutates_args=())
+def binary_op(a: Tensor, b: Tensor, op: str, alpha: float) -> Tensor:
+    """Same-shape, same-dtype elementwise OP(a, b) (op: 'add' computes a + alpha * b, 'mul' a * b)."""
+    return binary_into(op, a, b, torch.empty(a.shape, dtype=a.dtype, device=a.device), alpha)
+
+
+@binary_op.register_fake
+def _binary_fake(a, b, op, alpha):
+    return torch.empty(a.shape, dtype=a.dtype, device=a.device)
+
+
+def _binary_setup(ctx, inputs, output):
+    a, b, op, alpha = inputs
+    ctx.op, ctx.alpha = op, alpha
+    ctx.save_for_backward(a if op == "mul" else None, b if op == "mul" else None)
+
+
+def _binary_backward(ctx, grad):
+    if ctx.op == "add":
+        return grad, grad * ctx.alpha if ctx.alpha != 1 else grad, None, None
+    a, b = ctx.saved_tensors
+    return grad * b, grad * a, None, None
+
+
+binary_op.register_autograd(_binary_backward, setup_context=_binary_setup)
+
+
+def _binary(op: str, a, b, alpha, out, config):
+    checks.check_tensor("a", a)
+    checks.check_tensor("b", b)
+    if out is not None:
+        checks.check_tensor("out", out)
+    checks.check_devices(a=a, b=b, out=out)
+    fast = (a.shape == b.shape and a.dtype == b.dtype and a.dtype in STREAM_DTYPES
+            and (out is None or (out.shape == a.shape and out.dtype == a.dtype)))
+    if not fast:
+        if _env.LOG_ENABLED:
+            _env.log(f"{op} {tuple(a.shape)} {a.dtype} with {tuple(b.shape)} {b.dtype}: path=torch "
+                     "(broadcasting, mixed or unsupported dtypes, or an out= of another shape/dtype)")
+        return _TORCH_OPS[op](a, b, alpha, out)
+    needs_grad = torch.is_grad_enabled() and (a.requires_grad or b.requires_grad)
+    if out is not None:
+        if needs_grad:
+            raise RuntimeError(f"{op}(): functions with out=... arguments don't support automatic differentiation")
+        return binary_into(op, a, b, out, alpha, config)
+    if needs_grad or torch.compiler.is_compiling() or type(a) is not Tensor or type(b) is not Tensor:
+        return torch.ops.warpgemm.binary(a, b, op, float(alpha))
+    c = torch.empty(a.shape, dtype=a.dtype, device=a.device)
+    return binary_into(op, a, b, c, alpha, config)
+
+
+def add(a: Tensor, b: Tensor, *, alpha: float = 1, out: Tensor | None = None,
+        config: StreamConfig | None = None) -> Tensor:
+    """torch.add(a, b, alpha=alpha, out=out). Same-shape fp32/bf16/fp16 tensors run on the warp-specialized
+    stream kernel; anything else (broadcasting, mixed dtypes, odd strides) is computed correctly by a fallback."""
+    return _binary("add", a, b, alpha, out, config)
+
+
+def mul(a: Tensor, b: Tensor, *, out: Tensor | None = None, config: StreamConfig | None = None) -> Tensor:
+    """torch.mul(a, b, out=out) on the same kernels as `add`: the compute step is the only difference."""
+    return _binary("mul", a, b, 1.0, out, config)
