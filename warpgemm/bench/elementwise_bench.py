@@ -31,17 +31,20 @@ ELEMENTWISE_SUITE = [StreamCase(32768, 32768, "fp32", False), StreamCase(32768, 
 
 # Candidates the sweep measures (fp32; block_y = 128 elements = 512-byte rows unless stated).
 SWEEP_CONFIGS = [
-    StreamConfig(32, 128, 4, 2, 4),  # the default: 16 KB tiles, 4 input slots, 2 output slots
+    StreamConfig(32, 128, 4, 2, 4),  # the default: 16 KB tiles, 4 input slots, 2 output slots, persistent
     StreamConfig(32, 128, 2, 2, 4),
     StreamConfig(32, 128, 3, 1, 4),
-    StreamConfig(32, 128, 5, 2, 4),
     StreamConfig(32, 128, 4, 2, 8),
-    StreamConfig(16, 128, 4, 2, 4, ctas_per_sm=2),
-    StreamConfig(16, 128, 2, 2, 4, ctas_per_sm=2),
-    StreamConfig(8, 128, 8, 4, 4),
     StreamConfig(64, 128, 3, 1, 8),  # the seed tutorial's choice: 32 KB tiles
-    StreamConfig(64, 128, 2, 2, 8),
-    StreamConfig(32, 64, 4, 2, 4, ctas_per_sm=2),
+    StreamConfig(8, 128, 8, 4, 4),
+    StreamConfig(16, 256, 4, 2, 4),  # 1 KB rows
+    StreamConfig(32, 256, 2, 2, 4),
+    StreamConfig(32, 128, 2, 2, 4, ctas_per_sm=2),
+    StreamConfig(32, 128, 2, 2, 4, ctas_per_sm=2, waves=8),
+    StreamConfig(32, 128, 2, 2, 4, ctas_per_sm=2, waves=32),
+    StreamConfig(32, 128, 2, 2, 4, ctas_per_sm=2, waves=128),
+    StreamConfig(16, 128, 4, 2, 4, ctas_per_sm=2, waves=32),
+    StreamConfig(32, 128, 4, 2, 4, waves=32),
     StreamConfig(32, 128, 4, 2, 4, io_regs=48),
 ]
 
