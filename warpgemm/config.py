@@ -114,8 +114,9 @@ class StreamConfig:
     block_x x block_y: the tile (block_y along the contiguous dimension, in elements).
     load_slots / store_slots: depth of the input and output rings; compute_warps: warps of the compute
     partition; io_regs: register budget of the one-warp load and store partitions; ctas_per_sm: programs per SM
-    of the grid (shared memory must allow it); waves: programs launched per resident slot (1 = persistent:
-    every program stays for the whole run; more = shorter programs the hardware hands out as SMs free up).
+    of the grid (shared memory must allow it); tiles_per_program: 0 = persistent (one program per resident slot
+    walks its share of the tiles), n > 0 = a grid of short programs of n tiles each, handed out by the hardware
+    as SMs free up (measured: a memory-bound persistent grid finishes with its slowest SM, notes/perf.md).
     """
 
     block_x: int = 32
@@ -125,12 +126,15 @@ class StreamConfig:
     compute_warps: int = 4
     io_regs: int = 24
     ctas_per_sm: int = 1
-    waves: int = 1
+    tiles_per_program: int = 0
 
     @property
     def name(self) -> str:
         return (f"{self.block_x}x{self.block_y}_l{self.load_slots}_s{self.store_slots}_w{self.compute_warps}"
-                f"_c{self.ctas_per_sm}" + (f"_v{self.waves}" if self.waves != 1 else ""))
+                f"_c{self.ctas_per_sm}" + (f"_t{self.tiles_per_program}" if self.tiles_per_program else "_persistent"))
+
+    def replace(self, **changes) -> "StreamConfig":
+        return dataclasses.replace(self, **changes)
 
     def smem_bytes(self, itemsize: int) -> int:
         tile = self.block_x * self.block_y * itemsize
@@ -149,8 +153,8 @@ def check_stream_config(cfg: StreamConfig, dtype: torch.dtype) -> str | None:
         return "load_slots and store_slots must be >= 1"
     if not (24 <= cfg.io_regs <= 256 and cfg.io_regs % 8 == 0):
         return f"io_regs must be a multiple of 8 in [24, 256], got {cfg.io_regs}"
-    if cfg.waves < 1:
-        return f"waves must be >= 1, got {cfg.waves}"
+    if cfg.tiles_per_program < 0:
+        return f"tiles_per_program must be >= 0, got {cfg.tiles_per_program}"
     if cfg.ctas_per_sm < 1 or cfg.smem_bytes(dtype.itemsize) * cfg.ctas_per_sm > SMEM_LIMIT:
         return (f"{cfg.ctas_per_sm} programs per SM need {cfg.smem_bytes(dtype.itemsize) * cfg.ctas_per_sm} bytes of "
                 f"shared memory (limit {SMEM_LIMIT})")

@@ -9,7 +9,7 @@ from typing import NamedTuple
 
 import torch
 
-from ..config import StreamConfig
+from ..config import StreamConfig, check_stream_config
 from .gemm_bench import environment
 from .timing import alternate, geomean, warm_gpu
 
@@ -31,21 +31,18 @@ ELEMENTWISE_SUITE = [StreamCase(32768, 32768, "fp32", False), StreamCase(32768, 
 
 # Candidates the sweep measures (fp32; block_y = 128 elements = 512-byte rows unless stated).
 SWEEP_CONFIGS = [
-    StreamConfig(32, 128, 4, 2, 4),  # the default: 16 KB tiles, 4 input slots, 2 output slots, persistent
-    StreamConfig(32, 128, 2, 2, 4),
-    StreamConfig(32, 128, 3, 1, 4),
-    StreamConfig(32, 128, 4, 2, 8),
-    StreamConfig(64, 128, 3, 1, 8),  # the seed tutorial's choice: 32 KB tiles
-    StreamConfig(8, 128, 8, 4, 4),
-    StreamConfig(16, 256, 4, 2, 4),  # 1 KB rows
-    StreamConfig(32, 256, 2, 2, 4),
-    StreamConfig(32, 128, 2, 2, 4, ctas_per_sm=2),
-    StreamConfig(32, 128, 2, 2, 4, ctas_per_sm=2, waves=8),
-    StreamConfig(32, 128, 2, 2, 4, ctas_per_sm=2, waves=32),
-    StreamConfig(32, 128, 2, 2, 4, ctas_per_sm=2, waves=128),
-    StreamConfig(16, 128, 4, 2, 4, ctas_per_sm=2, waves=32),
-    StreamConfig(32, 128, 4, 2, 4, waves=32),
-    StreamConfig(32, 128, 4, 2, 4, io_regs=48),
+    StreamConfig(32, 128, 4, 2, 4),  # persistent, 16 KB tiles, 4 input slots, 2 output slots
+    StreamConfig(64, 128, 3, 1, 8),  # persistent, the seed tutorial's choice: 32 KB tiles
+    StreamConfig(32, 128, 2, 2, 4, ctas_per_sm=2, tiles_per_program=8),
+    StreamConfig(32, 128, 2, 2, 4, ctas_per_sm=2, tiles_per_program=4),
+    StreamConfig(32, 128, 2, 2, 4, ctas_per_sm=2, tiles_per_program=2),
+    StreamConfig(32, 128, 2, 2, 4, ctas_per_sm=2, tiles_per_program=1),
+    StreamConfig(32, 128, 2, 1, 4, ctas_per_sm=2, tiles_per_program=2),
+    StreamConfig(32, 128, 1, 1, 4, ctas_per_sm=4, tiles_per_program=1),
+    StreamConfig(16, 128, 2, 2, 4, ctas_per_sm=4, tiles_per_program=2),
+    StreamConfig(16, 256, 2, 2, 4, ctas_per_sm=2, tiles_per_program=2),
+    StreamConfig(32, 128, 2, 2, 8, ctas_per_sm=2, tiles_per_program=2),
+    StreamConfig(64, 128, 1, 1, 4, ctas_per_sm=2, tiles_per_program=1),
 ]
 
 
@@ -81,8 +78,12 @@ def run_elementwise_suite(rounds: int = 5, sweep: bool = False, warmup_s: float 
                  f"ratio {r['ratio']:.3f} bitwise {r['bitwise_equal']}")
     sweep_rows = []
     if sweep:
-        for case in (ELEMENTWISE_SUITE[0], ELEMENTWISE_SUITE[2]):
+        for case in ELEMENTWISE_SUITE:
             for cfg in SWEEP_CONFIGS:
+                if case.dtype != "fp32":  # same bytes per tile: 512-byte rows
+                    cfg = cfg.replace(block_y=cfg.block_y * 4 // DTYPES[case.dtype].itemsize)
+                if check_stream_config(cfg, DTYPES[case.dtype]) is not None:
+                    continue
                 r = _run_case(case, max(3, rounds - 2), cfg)
                 sweep_rows.append(r)
                 progress(f"sweep {r['case']:>18} {cfg.name:>24} {r['tbps']:5.2f} TB/s ratio {r['ratio']:.3f}")

@@ -73,7 +73,10 @@ class StreamLaunch:
         self.block = (cfg.block_x, cfg.block_y)
         self.layout = nvmma_layout(self.block, dtype, swizzle=False)
         tiles = triton.cdiv(geom.rows, cfg.block_x) * triton.cdiv(geom.cols, cfg.block_y)
-        self.grid = min(tiles, num_sms * cfg.ctas_per_sm * cfg.waves)
+        if cfg.tiles_per_program:
+            self.grid = triton.cdiv(tiles, cfg.tiles_per_program)
+        else:
+            self.grid = min(tiles, num_sms * cfg.ctas_per_sm)
         num_warps, maxnreg = stream_launch_regs(cfg)
         constexprs = dict(OP=OPS[op], LOAD_SLOTS=cfg.load_slots, STORE_SLOTS=cfg.store_slots, IO_REGS=cfg.io_regs)
         self.kernel = CachedKernel(elementwise_kernel, constexprs, num_warps, maxnreg)
