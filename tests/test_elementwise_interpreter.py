@@ -93,3 +93,15 @@ def test_argument_errors():
         warpgemm.add(torch.ones(3), 1.0)
     with pytest.raises(ValueError, match=r"b must be on the same device as a \(cpu\), got meta"):
         warpgemm.add(torch.ones(3), torch.ones(3, device="meta"))
+
+
+def test_in_place_and_overlapping_out():
+    g = torch.Generator().manual_seed(6)
+    a, b = rnd((4096, ), torch.float32, g), rnd((4096, ), torch.float32, g)
+    want = a + b
+    warpgemm.add(a, b, out=a)  # in place: out is a
+    assert torch.equal(a, want)
+    buf = rnd((4097, ), torch.float32, g)
+    x, y = buf[:4096], buf[1:]
+    with pytest.raises(RuntimeError):  # partial overlap: torch decides, and refuses
+        warpgemm.add(x, b, out=y)

@@ -97,3 +97,12 @@ def test_invalid_forced_config_is_a_clear_error():
     bad = GemmConfig(block_m=128, block_n=256, block_k=64, stages=6, consumer_warps=8)
     with pytest.raises(ValueError, match=r"config .* is invalid for torch.bfloat16 inputs .*shared memory"):
         gemm_impl.resolve_config(bad, a3, c3)
+
+
+def test_out_aliasing_an_input_is_refused():
+    a = t(4, 4)
+    with pytest.raises(ValueError, match="out must not share memory with a"):
+        warpgemm.matmul(a, t(4, 4), out=a)
+    big = t(8, 4)
+    with pytest.raises(ValueError, match="out must not share memory with b"):
+        warpgemm.matmul(t(4, 4), big[:4], out=big[4:])

@@ -33,8 +33,10 @@ def _prepare(a, b, bias, out, out_dtype, config, names):
     checks.check_devices(**{an: a, bn: b, "bias": bias, "out": out})
     shapes = matmul_shapes(a, b)
     checks.check_bias(bias, shapes.N, a.dtype)
-    if out is not None and tuple(out.shape) != shapes.out_shape:
-        raise ValueError(f"out must have shape {shapes.out_shape}, got {tuple(out.shape)}")
+    if out is not None:
+        if tuple(out.shape) != shapes.out_shape:
+            raise ValueError(f"out must have shape {shapes.out_shape}, got {tuple(out.shape)}")
+        checks.check_out_not_aliasing(out, **{an: a, bn: b, "bias": bias})
     if config is not None and not isinstance(config, GemmConfig):
         raise TypeError(f"config must be a warpgemm.GemmConfig or None, got {type(config).__name__}")
     return shapes, out_dtype

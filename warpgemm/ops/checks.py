@@ -57,3 +57,14 @@ def check_bias(bias: torch.Tensor | None, n: int, in_dtype: torch.dtype) -> None
         raise ValueError(f"bias must have shape ({n},) (the output's last dimension), got {tuple(bias.shape)}")
     if bias.dtype not in (in_dtype, torch.float32):
         raise TypeError(f"bias must be {in_dtype} or torch.float32, got {bias.dtype}")
+
+
+def shares_memory(x: torch.Tensor, y: torch.Tensor) -> bool:
+    """True when the two tensors view one storage (conservative: disjoint slices of one storage count too)."""
+    return x.device == y.device and x.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
+
+
+def check_out_not_aliasing(out: torch.Tensor, **inputs) -> None:
+    for name, t in inputs.items():
+        if t is not None and shares_memory(out, t):
+            raise ValueError(f"out must not share memory with {name}: the kernel reads {name} while writing out")

@@ -111,6 +111,13 @@ def _binary_backward(ctx, grad):
 binary_op.register_autograd(_binary_backward, setup_context=_binary_setup)
 
 
+def _in_place_or_disjoint(out: Tensor, *inputs: Tensor) -> bool:
+    # Writing onto an input is fine when out IS that input (each tile is read before it is written); any other
+    # overlap is left to torch, which computes it or refuses it.
+    return all(not checks.shares_memory(out, t) or (out.data_ptr() == t.data_ptr() and out.stride() == t.stride())
+               for t in inputs)
+
+
 def _binary(op: str, a, b, alpha, out, config):
     checks.check_tensor("a", a)
     checks.check_tensor("b", b)
@@ -118,7 +125,7 @@ def _binary(op: str, a, b, alpha, out, config):
         checks.check_tensor("out", out)
     checks.check_devices(a=a, b=b, out=out)
     fast = (a.shape == b.shape and a.dtype == b.dtype and a.dtype in STREAM_DTYPES
-            and (out is None or (out.shape == a.shape and out.dtype == a.dtype)))
+            and (out is None or (out.shape == a.shape and out.dtype == a.dtype and _in_place_or_disjoint(out, a, b))))
     if not fast:
         if _env.LOG_ENABLED:
             _env.log(f"{op} {tuple(a.shape)} {a.dtype} with {tuple(b.shape)} {b.dtype}: path=torch "
