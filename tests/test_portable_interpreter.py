@@ -174,3 +174,19 @@ def test_torch_compile_fullgraph():
 def test_explain_says_path():
     a, b = torch.randn(4, 8).to(torch.bfloat16), torch.randn(8, 4).to(torch.bfloat16)
     assert "portable path" in warpgemm.explain(a, b)
+
+
+def test_empty_batch_with_out_and_broadcast():
+    bf = torch.bfloat16
+    a, b = torch.randn(0, 4, 5).to(bf), torch.randn(5, 3).to(bf)
+    out = torch.empty(0, 4, 3, dtype=bf)
+    assert warpgemm.matmul(a, b, out=out) is out
+    assert warpgemm.matmul(torch.randn(4, 5).to(bf), torch.randn(0, 5, 3).to(bf)).shape == (0, 4, 3)
+    assert "empty output" in warpgemm.explain(a, b)
+
+
+def test_direct_op_call_with_mismatched_batches_is_refused():
+    bf = torch.bfloat16
+    with pytest.raises(ValueError, match="bmm shapes do not agree"):
+        torch.ops.warpgemm.bmm_out(torch.randn(3, 4, 5).to(bf), torch.randn(2, 5, 6).to(bf), None,
+                                   torch.empty(3, 4, 6, dtype=bf), None)

@@ -3,11 +3,13 @@ from __future__ import annotations
 
 import torch
 
+from typing import NamedTuple
+
+from .. import _env
 from ..config import GemmConfig
 from . import checks
-from .batching import matmul_shapes, to_batched
+from .batching import batch_count, matmul_shapes, to_batched
 from .gemm_impl import bmm_into, explain_bmm
-from .library import bmm_eager
 
 # Eager calls with no autograd and no tracing skip the dispatcher (a few microseconds per op).
 _PLAIN = (torch.Tensor, torch.nn.Parameter)
@@ -42,7 +44,38 @@ def _prepare(a, b, bias, out, out_dtype, config, names):
     return shapes, out_dtype
 
 
+class _Recipe(NamedTuple):
+    """A repeated eager call, reduced to what it does: allocate the output and launch the planned kernel."""
+
+    out_shape: tuple
+    out_dtype: torch.dtype
+    device: torch.device
+    launch: object  # kernels.hopper.gemm.GemmLaunch
+
+
+# Keyed on everything validation and planning read (shapes, strides, dtypes, devices, base alignment, bias,
+# forced config): a hit has passed the same checks and gets the same plan. Only calls that ran the Hopper kernel
+# on the caller's own tensors (no copies, no staging) are recorded.
+_RECIPES: dict[tuple, _Recipe] = {}
+
+
+def _recipe_key(a, b, bias, out_dtype, config) -> tuple:
+    bias_key = None if bias is None else (bias.shape, bias.stride(), bias.dtype, bias.device, bias.data_ptr() % 16)
+    return (a.shape, a.stride(), b.shape, b.stride(), a.dtype, b.dtype, a.device, b.device, a.data_ptr() % 16,
+            b.data_ptr() % 16, out_dtype, bias_key, config)
+
+
 def _matmul(a, b, bias, out, out_dtype, config, names):
+    eager = (out is None and type(a) in _PLAIN and type(b) in _PLAIN and not _env.LOG_ENABLED
+             and (config is None or type(config) is GemmConfig)
+             and not _needs_grad(a, b, bias) and not torch.compiler.is_compiling())
+    if eager:
+        key = _recipe_key(a, b, bias, out_dtype, config)
+        r = _RECIPES.get(key)
+        if r is not None and torch.cuda.current_device() == r.device.index:
+            c = torch.empty(r.out_shape, dtype=r.out_dtype, device=r.device)
+            r.launch.launch(a, b, c, bias)
+            return c
     shapes, out_dtype = _prepare(a, b, bias, out, out_dtype, config, names)
     a3, b3 = to_batched(shapes)
     cfg = None if config is None else config.to_list()
@@ -50,13 +83,19 @@ def _matmul(a, b, bias, out, out_dtype, config, names):
     dispatch = needs_grad or type(a) not in _PLAIN or type(b) not in _PLAIN or torch.compiler.is_compiling()
     if out is None:
         if dispatch:
-            c3 = torch.ops.warpgemm.bmm(a3, b3, bias, out_dtype, cfg)
-        else:
-            c3 = bmm_eager(a3, b3, bias, out_dtype, cfg)
+            return torch.ops.warpgemm.bmm(a3, b3, bias, out_dtype, cfg).view(shapes.out_shape)
+        c3 = torch.empty((batch_count(a3, b3), a3.shape[1], b3.shape[2]), dtype=out_dtype, device=a.device)
+        plan = bmm_into(a3, b3, bias, c3, config)
+        if (eager and plan is not None and not (plan.a_copy or plan.b_copy or plan.c_staged)
+                and a3.data_ptr() == a.data_ptr() and b3.data_ptr() == b.data_ptr()
+                and (bias is None or bias.stride(0) == 1)):
+            if len(_RECIPES) > 4096:
+                _RECIPES.clear()
+            _RECIPES[key] = _Recipe(shapes.out_shape, out_dtype, a.device, plan.launch)
         return c3.view(shapes.out_shape)
     if needs_grad:
         raise RuntimeError("matmul(): functions with out=... arguments don't support automatic differentiation")
-    c_shape = (max(a3.shape[0], b3.shape[0]), a3.shape[1], b3.shape[2])
+    c_shape = (batch_count(a3, b3), a3.shape[1], b3.shape[2])
     try:
         c3 = out.view(c_shape)
     except RuntimeError:
@@ -101,5 +140,5 @@ def explain(a: torch.Tensor, b: torch.Tensor, *, out: torch.Tensor | None = None
     """Say which path and config `matmul(a, b, ...)` would run and why, without running it."""
     shapes, out_dtype = _prepare(a, b, bias, out, out_dtype, config, ("a", "b"))
     a3, b3 = to_batched(shapes)
-    c3 = torch.empty((max(a3.shape[0], b3.shape[0]), a3.shape[1], b3.shape[2]), dtype=out_dtype, device="meta")
+    c3 = torch.empty((batch_count(a3, b3), a3.shape[1], b3.shape[2]), dtype=out_dtype, device="meta")
     return explain_bmm(a3, b3, c3, config)

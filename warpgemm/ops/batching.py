@@ -69,3 +69,8 @@ def to_batched(s: MatmulShapes) -> tuple[torch.Tensor, torch.Tensor]:
         except RuntimeError:
             pass  # batch stride does not line up with rows: keep the batched form
     return a3, b3
+
+
+def batch_count(a3: torch.Tensor, b3: torch.Tensor) -> int:
+    """Batches of (Ba, M, K) @ (Bb, K, N) with Ba, Bb in {1, B}: B, which may be 0 (not max(Ba, Bb))."""
+    return a3.shape[0] if a3.shape[0] != 1 else b3.shape[0]

@@ -61,6 +61,8 @@ def check_bias(bias: torch.Tensor | None, n: int, in_dtype: torch.dtype) -> None
 
 def shares_memory(x: torch.Tensor, y: torch.Tensor) -> bool:
     """True when the two tensors view one storage (conservative: disjoint slices of one storage count too)."""
+    if x.numel() == 0 or y.numel() == 0:  # empty tensors all report address 0 and overlap nothing
+        return False
     return x.device == y.device and x.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
 
 

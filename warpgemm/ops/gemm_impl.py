@@ -62,10 +62,15 @@ def _empty_or_k0(a3, c3, bias) -> bool:
 
 
 def bmm_into(a3: torch.Tensor, b3: torch.Tensor, bias: torch.Tensor | None, c3: torch.Tensor,
-             config: GemmConfig | None = None) -> None:
-    """Write a3 @ b3 (+ bias) into c3, whatever c3's strides."""
+             config: GemmConfig | None = None):
+    """Write a3 @ b3 (+ bias) into c3, whatever c3's strides. Returns the HopperPlan it ran, if any."""
+    nb = c3.shape[0]
+    if (a3.shape[0] not in (1, nb) or b3.shape[0] not in (1, nb) or a3.shape[1] != c3.shape[1]
+            or b3.shape[2] != c3.shape[2] or a3.shape[2] != b3.shape[1]):
+        # The ops reach here with checked shapes; a direct torch.ops call may not. Never launch on a mismatch.
+        raise ValueError(f"bmm shapes do not agree: a {tuple(a3.shape)}, b {tuple(b3.shape)}, out {tuple(c3.shape)}")
     if _empty_or_k0(a3, c3, bias):
-        return
+        return None
     choice = select_path(c3.device)
     if bias is not None and bias.stride(0) != 1:
         bias = bias.contiguous()
@@ -76,8 +81,8 @@ def bmm_into(a3: torch.Tensor, b3: torch.Tensor, bias: torch.Tensor | None, c3: 
             _env.log(f"gemm {tuple(c3.shape)} x K={a3.shape[2]}: portable path ({choice.reason})"
                      + ("; forced config ignored" if config is not None else ""))
         portable_gemm(a3, b3, c3, bias)
-        return
-    _hopper_bmm(a3, b3, bias, c3, config, choice)
+        return None
+    return _hopper_bmm(a3, b3, bias, c3, config, choice)
 
 
 class HopperPlan(NamedTuple):
@@ -146,6 +151,7 @@ def _hopper_bmm(a3, b3, bias, c3, config, choice) -> None:
         plan.launch.launch(a, b, c, bias)
     if plan.c_staged:
         c3.copy_(c)
+    return plan
 
 
 def describe_plan(c3, a3, choice: PathChoice, plan: HopperPlan) -> str:

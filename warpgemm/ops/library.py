@@ -12,6 +12,7 @@ import torch
 from torch import Tensor
 
 from ..config import GemmConfig
+from .batching import batch_count
 from .gemm_impl import bmm_into
 
 
@@ -21,8 +22,7 @@ def _config(values: Optional[List[int]]) -> GemmConfig | None:
 
 def bmm_eager(a: Tensor, b: Tensor, bias: Optional[Tensor], out_dtype: Optional[torch.dtype],
               config: Optional[List[int]]) -> Tensor:
-    nb = a.shape[0] if a.shape[0] != 1 else b.shape[0]
-    c = torch.empty((nb, a.shape[1], b.shape[2]), dtype=out_dtype or a.dtype, device=a.device)
+    c = torch.empty((batch_count(a, b), a.shape[1], b.shape[2]), dtype=out_dtype or a.dtype, device=a.device)
     bmm_into(a, b, bias, c, _config(config))
     return c
 
@@ -36,8 +36,7 @@ def bmm(a: Tensor, b: Tensor, bias: Optional[Tensor], out_dtype: Optional[torch.
 
 @bmm.register_fake
 def _bmm_fake(a, b, bias, out_dtype, config):
-    nb = a.shape[0] if a.shape[0] != 1 else b.shape[0]
-    return a.new_empty((nb, a.shape[1], b.shape[2]), dtype=out_dtype or a.dtype)
+    return a.new_empty((batch_count(a, b), a.shape[1], b.shape[2]), dtype=out_dtype or a.dtype)
 
 
 @torch.library.custom_op("warpgemm::bmm_out", mutates_args=("out", ))

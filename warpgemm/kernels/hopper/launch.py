@@ -48,6 +48,67 @@ def launch_hooks_active() -> bool:
     return hook is not None and bool(getattr(hook, "calls", True))
 
 
+_TMA_MAPS: dict[tuple, object] = {}
+
+
+class _RawLaunch:
+    """The C launcher behind a CompiledKernel, called with arguments expanded here.
+
+    Triton's Python wrapper walks every argument (constexprs included) and re-encodes each tensor map per
+    launch. Here the expansion is a short loop and encoded maps are cached: a CUtensorMap is a pure function of
+    (address, shape, strides, box, swizzle, element type), so a cached map can never be stale. Built only when
+    the wrapper has the structure triton 3.6 gives it; otherwise the caller keeps Triton's path.
+    """
+
+    __slots__ = ("fn", "function", "packed", "coop", "pdl", "metas")
+
+    @staticmethod
+    def build(compiled):
+        try:
+            launcher = compiled.run
+            inner = launcher.launch
+            cells = dict(zip(inner.__code__.co_freevars, (c.cell_contents for c in inner.__closure__)))
+            metas = cells["tensordesc_meta"]
+            if not metas or any(m is None or m.get("fp4_padded") for m in metas):
+                return None
+            if launcher.global_scratch_size or launcher.profile_scratch_size:
+                return None
+            raw = _RawLaunch()
+            raw.fn, raw.function, raw.packed = cells["launcher"], compiled.function, compiled.packed_metadata
+            raw.coop, raw.pdl, raw.metas = launcher.launch_cooperative_grid, launcher.launch_pdl, metas
+            return raw
+        except Exception:  # another triton version: keep the supported path
+            return None
+
+    def tensor_map(self, desc: LightDesc, meta: dict):
+        ptr = desc.base.data_ptr()
+        key = (ptr, desc.shape, desc.strides, meta["swizzle"], meta["elem_type"], tuple(meta["block_size"]))
+        tmap = _TMA_MAPS.get(key)
+        if tmap is None:
+            from triton.backends.nvidia.driver import TMA_DTYPE_DEVICE_TO_HOST
+
+            if len(_TMA_MAPS) > 4096:
+                _TMA_MAPS.clear()
+            tmap = _TMA_MAPS[key] = triton.runtime.driver.active.utils.fill_tma_descriptor(
+                ptr, meta["swizzle"], meta["elem_size"], TMA_DTYPE_DEVICE_TO_HOST[meta["elem_type"]],
+                meta["block_size"], desc.shape, desc.strides, 0)
+        return tmap
+
+    def __call__(self, grid: int, stream: int, light_args, tail) -> None:
+        args = [grid, 1, 1, stream, self.function, self.coop, self.pdl, None, None, self.packed, None, None, None]
+        i = 0
+        for x in light_args:
+            if type(x) is LightDesc:
+                args.append(self.tensor_map(x, self.metas[i]))
+                args.extend(x.shape)
+                args.extend(x.strides)
+                i += 1
+            else:
+                args.append(x)
+        args.extend(tail)
+        self.fn(*args)
+
+
 class CachedKernel:
     """One specialization of a Gluon kernel: fixed constexprs, launch options and argument types.
 
@@ -57,7 +118,7 @@ class CachedKernel:
     shapes, layouts, pointer alignment) is fixed for this object.
     """
 
-    __slots__ = ("fn", "constexprs", "tail", "num_warps", "maxnreg", "compiled")
+    __slots__ = ("fn", "constexprs", "tail", "num_warps", "maxnreg", "compiled", "raw")
 
     def __init__(self, fn, constexprs: dict, num_warps: int, maxnreg: int):
         self.fn = fn
@@ -66,12 +127,17 @@ class CachedKernel:
         self.maxnreg = maxnreg
         self.tail = (*constexprs.values(), num_warps)  # constexpr values in signature order, then num_warps
         self.compiled = None
+        self.raw = None
 
     def launch(self, grid: int, device: int, full_args, light_args) -> None:
         k = self.compiled
         if k is not None and not launch_hooks_active():
-            k.run(grid, 1, 1, torch._C._cuda_getCurrentRawStream(device), k.function, k.packed_metadata, None, None,
-                  None, *light_args, *self.tail)
+            stream = torch._C._cuda_getCurrentRawStream(device)
+            if self.raw is not None:
+                self.raw(grid, stream, light_args, self.tail)
+            else:
+                k.run(grid, 1, 1, stream, k.function, k.packed_metadata, None, None, None, *light_args, *self.tail)
             return
         self.compiled = self.fn[(grid, )](*full_args(), **self.constexprs, num_warps=self.num_warps,
                                           maxnreg=self.maxnreg)
+        self.raw = _RawLaunch.build(self.compiled)
