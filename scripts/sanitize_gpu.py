@@ -1,0 +1,28 @@
+"""Small launches of every kernel family, for compute-sanitizer (memcheck, racecheck):
+
+    compute-sanitizer --tool memcheck python scripts/sanitize_gpu.py
+"""
+import torch
+
+import warpgemm
+from warpgemm.bench.elementwise_bench import SWEEP_CONFIGS
+from warpgemm.heuristics import SHIPPED_CONFIGS
+from warpgemm.testing import strided_operand
+
+g = torch.Generator(device="cuda").manual_seed(0)
+for cfg in SHIPPED_CONFIGS:
+    for a_col in (False, True):
+        for b_col in (False, True):
+            for m, n, k in [(7, 65, 127), (129, 257, 300)]:
+                a = strided_operand(m, k, col_major=a_col, dtype=torch.bfloat16, device="cuda", generator=g)
+                b = strided_operand(k, n, col_major=b_col, dtype=torch.bfloat16, device="cuda", generator=g)
+                warpgemm.matmul(a, b, config=cfg)
+x = torch.randn(3, 130, 70, device="cuda", dtype=torch.bfloat16)
+w = torch.randn(90, 70, device="cuda", dtype=torch.bfloat16)
+warpgemm.linear(x, w, torch.randn(90, device="cuda", dtype=torch.bfloat16))
+warpgemm.matmul(x, w.T, out_dtype=torch.float32)
+for cfg in (None, SWEEP_CONFIGS[0], SWEEP_CONFIGS[4]):
+    a = torch.randn(300, 1000, device="cuda")
+    warpgemm.add(a, a, alpha=0.5, config=cfg)
+torch.cuda.synchronize()
+print("sanitize script done")
