@@ -1,14 +1,20 @@
 """Small launches of every kernel family, for compute-sanitizer (memcheck, racecheck):
 
     compute-sanitizer --tool memcheck python scripts/sanitize_gpu.py
+    TRITON_INSTRUMENTATION_MODE=consan python scripts/sanitize_gpu.py    # triton's race/deadlock checker
 """
+import os
+
 import torch
+import triton
 
 import warpgemm
 from warpgemm.bench.elementwise_bench import SWEEP_CONFIGS
 from warpgemm.heuristics import SHIPPED_CONFIGS
 from warpgemm.testing import strided_operand
 
+if os.environ.get("TRITON_INSTRUMENTATION_MODE"):  # consan builds need global scratch memory
+    triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
 g = torch.Generator(device="cuda").manual_seed(0)
 for cfg in SHIPPED_CONFIGS:
     for a_col in (False, True):
