@@ -66,9 +66,10 @@ def _recipe_key(a, b, bias, out_dtype, config) -> tuple:
 
 
 def _matmul(a, b, bias, out, out_dtype, config, names):
-    eager = (out is None and type(a) in _PLAIN and type(b) in _PLAIN and not _env.LOG_ENABLED
-             and (config is None or type(config) is GemmConfig)
-             and not _needs_grad(a, b, bias) and not torch.compiler.is_compiling())
+    plain = type(a) in _PLAIN and type(b) in _PLAIN and (bias is None or isinstance(bias, torch.Tensor))
+    needs_grad = _needs_grad(a, b, bias) if plain else None  # non-tensors are reported by _prepare first
+    eager = (plain and out is None and not needs_grad and not _env.LOG_ENABLED
+             and (config is None or type(config) is GemmConfig) and not torch.compiler.is_compiling())
     if eager:
         key = _recipe_key(a, b, bias, out_dtype, config)
         r = _RECIPES.get(key)
@@ -79,8 +80,9 @@ def _matmul(a, b, bias, out, out_dtype, config, names):
     shapes, out_dtype = _prepare(a, b, bias, out, out_dtype, config, names)
     a3, b3 = to_batched(shapes)
     cfg = None if config is None else config.to_list()
-    needs_grad = _needs_grad(a, b, bias)
-    dispatch = needs_grad or type(a) not in _PLAIN or type(b) not in _PLAIN or torch.compiler.is_compiling()
+    if needs_grad is None:
+        needs_grad = _needs_grad(a, b, bias)
+    dispatch = needs_grad or not plain or torch.compiler.is_compiling()
     if out is None:
         if dispatch:
             return torch.ops.warpgemm.bmm(a3, b3, bias, out_dtype, cfg).view(shapes.out_shape)

@@ -19,7 +19,7 @@ from triton.runtime.jit import mangle_type
 
 from ...config import GemmConfig, StreamConfig, launch_warps, stream_launch_regs
 from .elementwise_kernel import OPS, elementwise_kernel
-from .gemm import kernel_constexprs, operand_blocks, smem_layout
+from .gemm import kernel_constexprs, operand_blocks
 from .gemm_kernel import gemm_kernel
 from .launch import nvmma_layout
 
@@ -42,7 +42,7 @@ class CompileReport(NamedTuple):
 def _example_descriptor(block, dtype):
     # Shapes and strides are run-time values: a small dummy tensor describes the argument's type.
     t = torch.empty(64 * 64 * 4, dtype=dtype)
-    return TensorDescriptor(t, [2, 64, 64], [64 * 64, 64, 1], list(block), smem_layout(tuple(block), dtype))
+    return TensorDescriptor(t, [2, 64, 64], [64 * 64, 64, 1], list(block), nvmma_layout(tuple(block), dtype))
 
 
 def compile_gemm(cfg: GemmConfig, *, in_dtype=torch.bfloat16, out_dtype=torch.bfloat16, a_kmajor=True,

@@ -11,10 +11,6 @@ from .launch import CachedKernel, LightDesc, full_desc, nvmma_layout
 from .tma_operands import TmaGeometry
 
 
-def smem_layout(block, dtype):
-    return nvmma_layout(tuple(block), dtype)
-
-
 def operand_blocks(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool):
     bm, bn, bk = cfg.block_m, cfg.block_n, cfg.block_k
     a_block = (1, bm, bk) if a_kmajor else (1, bk, bm)
@@ -57,7 +53,7 @@ class GemmLaunch:
         ga, gb, gc = self.a, self.b, self.c
 
         def full_args():
-            return [full_desc(t, g.shape, g.strides, blk, smem_layout(blk, t.dtype))
+            return [full_desc(t, g.shape, g.strides, blk, nvmma_layout(blk, t.dtype))
                     for t, g, blk in ((a, ga, self.blocks[0]), (b, gb, self.blocks[1]), (c, gc, self.blocks[2]))
                     ] + [bias_arg]
 
