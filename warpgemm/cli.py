@@ -101,6 +101,28 @@ def bench_mid(dtype: str = _DTYPE_OPT, layout: str = _LAYOUT_OPT, rounds: int = 
     _bench_gemm("mid", dtype, layout, rounds, calibrate, json_path)
 
 
+@bench_app.command("sweep")
+def bench_sweep(suite: str = typer.Option("mid", help="dense, mid or quick"), dtype: str = _DTYPE_OPT,
+                layout: str = _LAYOUT_OPT,
+                configs: Optional[str] = typer.Option(None, help="comma-separated config names (default: all)"),
+                json_path: Optional[Path] = _JSON_OPT):
+    """Every candidate config on every shape of a suite, each against cuBLAS: what the heuristics rest on."""
+    if not _has_hopper():
+        _no_gpu_notice("bench sweep")
+        return
+    from .bench.sweep import CANDIDATES, parse_config, run_sweep
+
+    chosen = CANDIDATES if not configs else tuple(parse_config(c) for c in configs.split(","))
+    res = run_sweep(suite, dtype, layout, chosen, progress=lambda s: console.print(s, highlight=False))
+    table = Table(title=f"best config per shape: {suite} {dtype} {layout}")
+    for col in ("shape", "config", "ms", "ratio"):
+        table.add_column(col, justify="right")
+    for r in res["best"]:
+        table.add_row(r["shape"], r["config"], f"{r['ms']:.4f}", f"{r['ratio']:.3f}")
+    console.print(table)
+    _write_json(json_path, res)
+
+
 @bench_app.command("elementwise")
 def bench_elementwise(
     rounds: int = typer.Option(5, help="alternating timing rounds per case"),

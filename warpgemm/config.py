@@ -16,6 +16,9 @@ SMEM_SLACK = 1024
 # spread over the consumer warps; above 128 per thread the operand addressing and epilogue spill.
 MAX_ACC_REGS = 128
 
+# More parts than this only adds reduction traffic: a tile's K loop of 64 steps split 16 ways is 4 steps each.
+MAX_SPLIT_K = 16
+
 
 @dataclass(frozen=True)
 class GemmConfig:
@@ -23,9 +26,14 @@ class GemmConfig:
 
     block_m/block_n/block_k: the output tile and the K step of one pipeline stage.
     stages: depth of the shared-memory operand ring the TMA producer fills.
-    consumer_warps: warps of the wgmma partition (4 = one warpgroup, 8 = two warpgroups sharing a tile).
+    consumer_warps: warps of each wgmma consumer (4 = one warpgroup, 8 = two warpgroups sharing a tile).
     group_m: rows of tiles walked together by the persistent scheduler (L2 reuse of the B panel).
     producer_regs: register budget of the one-warp TMA producer (setmaxnreg).
+    consumers: 1 = one consumer takes every tile; 2 = "ping-pong": two one-warpgroup consumers take alternate
+        tiles, each with its own accumulator and epilogue buffer, so one's epilogue runs under the other's
+        mainloop (the shared FIFO operand ring makes them alternate on the tensor cores by itself).
+    split_k: 1 = each program computes whole tiles; n > 1 = each tile's K loop is cut into n parts that run on
+        different programs; the last part to finish sums the fp32 partials in a fixed order (deterministic).
     """
 
     block_m: int = 128
@@ -35,15 +43,18 @@ class GemmConfig:
     consumer_warps: int = 8
     group_m: int = 8
     producer_regs: int = 40
+    consumers: int = 1
+    split_k: int = 1
 
     @property
     def name(self) -> str:
         return (f"{self.block_m}x{self.block_n}x{self.block_k}_s{self.stages}"
-                f"_w{self.consumer_warps}_g{self.group_m}")
+                f"_w{self.consumer_warps}_g{self.group_m}" + ("_pp" if self.consumers == 2 else "")
+                + (f"_sk{self.split_k}" if self.split_k > 1 else ""))
 
     def smem_bytes(self, in_dtype: torch.dtype, out_dtype: torch.dtype) -> int:
         ring = self.stages * (self.block_m + self.block_n) * self.block_k * in_dtype.itemsize
-        epilogue = self.block_m * self.block_n * out_dtype.itemsize
+        epilogue = self.consumers * self.block_m * self.block_n * out_dtype.itemsize
         barriers = 2 * self.stages * 8
         return ring + epilogue + barriers + SMEM_SLACK
 
@@ -76,6 +87,12 @@ def check_config(cfg: GemmConfig, in_dtype: torch.dtype, out_dtype: torch.dtype)
         return f"block_k={bk} gives a {bk * in_dtype.itemsize}-byte TMA row; at least 32 bytes are needed"
     if cfg.consumer_warps not in (4, 8):
         return f"consumer_warps must be 4 or 8, got {cfg.consumer_warps}"
+    if cfg.consumers not in (1, 2):
+        return f"consumers must be 1 or 2 (ping-pong), got {cfg.consumers}"
+    if cfg.consumers == 2 and cfg.consumer_warps != 4:
+        return f"ping-pong (consumers=2) runs one warpgroup per consumer: consumer_warps must be 4, got {cfg.consumer_warps}"
+    if not 1 <= cfg.split_k <= MAX_SPLIT_K:
+        return f"split_k must be between 1 and {MAX_SPLIT_K}, got {cfg.split_k}"
     # wgmma gives each warpgroup (4 warps) slabs of 64 rows: the tile must hold one per warpgroup.
     if bm < 16 * cfg.consumer_warps:
         return f"block_m={bm} is too small for {cfg.consumer_warps} consumer warps (needs >= {16 * cfg.consumer_warps})"
@@ -99,12 +116,24 @@ def check_config(cfg: GemmConfig, in_dtype: torch.dtype, out_dtype: torch.dtype)
 def launch_warps(cfg: GemmConfig) -> tuple[int, int]:
     """(num_warps, maxnreg) to launch with: the consumer warps plus one warpgroup holding the producer warp.
 
-    maxnreg caps registers at kernel entry so that setmaxnreg can move them from the producer to the
-    consumers: 64K registers over all warps of the block.
+    num_warps is the default partition's (the first consumer's) warps. maxnreg caps registers at kernel entry
+    so that setmaxnreg can move them from the producer to the consumers: 64K registers over all warps.
     """
-    total_warps = cfg.consumer_warps + 4
+    total_warps = cfg.consumers * cfg.consumer_warps + 4
     maxnreg = min(256, (65536 // (32 * total_warps)) // 8 * 8)
     return cfg.consumer_warps, maxnreg
+
+
+def worker_consumer_regs(cfg: GemmConfig) -> int:
+    """setmaxnreg budget of the second (worker) consumer of a ping-pong kernel.
+
+    Registers freed by the producer warpgroup are shared by the two consumer warpgroups; asking for more than
+    is free would make setmaxnreg wait forever, so this is computed, never guessed.
+    """
+    _, maxnreg = launch_warps(cfg)
+    freed = 4 * 32 * (maxnreg - cfg.producer_regs)  # the producer's warpgroup drops to producer_regs
+    per_consumer = maxnreg + freed // (cfg.consumers * cfg.consumer_warps * 32)
+    return min(256, per_consumer // 8 * 8)
 
 
 @dataclass(frozen=True)

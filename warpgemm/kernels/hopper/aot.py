@@ -54,6 +54,8 @@ def compile_gemm(cfg: GemmConfig, *, in_dtype=torch.bfloat16, out_dtype=torch.bf
     num_warps, maxnreg = launch_warps(cfg)
     signature = {name: mangle_type(d) for name, d in zip(("a_desc", "b_desc", "c_desc"), descs)}
     signature["bias_ptr"] = _PTR_TYPES[in_dtype if has_bias else out_dtype]
+    signature["partials_ptr"] = "*fp32"
+    signature["semaphores_ptr"] = "*i32"
     signature.update({k: "constexpr" for k in constexprs})
     signature["num_warps"] = "constexpr"
     src = GluonASTSource(gemm_kernel, signature, constexprs={**constexprs, "num_warps": num_warps})

@@ -59,7 +59,7 @@ class StreamArgs:
         BX: gl.constexpr = self.c_desc.block_type.shape[0]
         BY: gl.constexpr = self.c_desc.block_type.shape[1]
         # Row-major tile order (GROUP_M = 1): programs running together stream neighbouring memory.
-        return GroupedTileScheduler.create(1, self.c_desc.shape[0], self.c_desc.shape[1], BX, BY, 1)
+        return GroupedTileScheduler.create(1, self.c_desc.shape[0], self.c_desc.shape[1], 1, BX, BY, 1, 1)
 
 
 @gluon.jit
@@ -68,7 +68,9 @@ def _load_partition(p: StreamArgs):
     sched = p.scheduler()
     pos = RingPosition.start(p.in_ring.num_slots)
     for i in range(sched.local_count()):
-        _, off_x, off_y = sched.tile(i)
+        work = sched.work(i)
+        off_x = work.off_m
+        off_y = work.off_n
         p.in_ring.wait_empty(pos)
         bar = p.in_ring.ready_barrier(pos)
         mbarrier.expect(bar, nbytes)
@@ -84,7 +86,9 @@ def _store_partition(p: StreamArgs):
     sched = p.scheduler()
     pos = RingPosition.start(slots)
     for i in range(sched.local_count()):
-        _, off_x, off_y = sched.tile(i)
+        work = sched.work(i)
+        off_x = work.off_m
+        off_y = work.off_n
         p.out_ring.wait_ready(pos)
         tma.async_copy_shared_to_global(p.c_desc, [off_x, off_y], p.c_bufs.index(pos.index))
         # At most `in_flight` stores still read shared memory: the one issued `in_flight` steps ago is done.

@@ -1,10 +1,10 @@
-"""Epilogues: what a consumer does with a finished fp32 accumulator tile.
+"""Epilogues: what a consumer does with a finished fp32 accumulator.
 
 The interface the GEMM consumer relies on:
 
-    epi = Epilogue.create(c_desc, bias_ptr, HAS_BIAS)   # inside the consumer partition; may allocate smem
-    epi.store(acc, batch, off_m, off_n)                # once per tile
-    epi.drain()                                        # before the partition returns
+    epi = Epilogue.create(p)     # inside the consumer partition (p: GemmOperands); may allocate shared memory
+    epi.store(acc, work)         # once per work unit (work: scheduler.WorkItem)
+    epi.drain()                  # before the partition returns
 """
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
@@ -31,12 +31,16 @@ class TmaStoreEpilogue:
         self.HAS_BIAS = gl.constexpr(HAS_BIAS)
 
     @gluon.jit
-    def create(c_desc, bias_ptr, HAS_BIAS: gl.constexpr):
-        c_smem = gl.allocate_shared_memory(c_desc.dtype, c_desc.block_type.shape, c_desc.layout)
-        return TmaStoreEpilogue(c_desc, c_smem, bias_ptr, HAS_BIAS)
+    def create(p):
+        c_smem = gl.allocate_shared_memory(p.c_desc.dtype, p.c_desc.block_type.shape, p.c_desc.layout)
+        return TmaStoreEpilogue(p.c_desc, c_smem, p.bias_ptr, p.HAS_BIAS)
 
     @gluon.jit
-    def store(self, acc, batch, off_m, off_n):
+    def store(self, acc, work):
+        self.store_tile(acc, work.batch, work.off_m, work.off_n)
+
+    @gluon.jit
+    def store_tile(self, acc, batch, off_m, off_n):
         BLOCK_M: gl.constexpr = self.c_desc.block_type.shape[1]
         BLOCK_N: gl.constexpr = self.c_desc.block_type.shape[2]
         if self.HAS_BIAS:
@@ -54,3 +58,87 @@ class TmaStoreEpilogue:
     @gluon.jit
     def drain(self):
         tma.store_wait(0)
+
+
+@gluon.constexpr_function
+def reduce_layout(block_n, num_warps):
+    # Rows of 4-element (16-byte) vectors across a warp: coalesced partial reads.
+    return gl.BlockedLayout([1, 4], [32 * 4 // min(block_n, 128), min(block_n, 128) // 4], [num_warps, 1], [1, 0])
+
+
+@aggregate
+class SplitKEpilogue:
+    """Split-K: every part of a tile writes its fp32 partial to global scratch and counts itself in the tile's
+    semaphore; the part that arrives last sums all SPLIT_K partials in part order (its own from registers) and
+    stores the tile through a TmaStoreEpilogue. The sum's order never depends on arrival order, so results are
+    bitwise repeatable. The last part also resets the semaphore, leaving the scratch zeroed for the next launch.
+
+    Scratch: partials [tiles, SPLIT_K, BLOCK_M, BLOCK_N] fp32 and one int32 semaphore per tile, owned by the host
+    per (device, stream).
+    """
+
+    out: TmaStoreEpilogue
+    partials_ptr: gl.tensor
+    semaphores_ptr: gl.tensor
+    SPLIT_K: gl.constexpr
+
+    @gluon.constexpr_function
+    def __init__(self, out, partials_ptr, semaphores_ptr, SPLIT_K):
+        self.out = out
+        self.partials_ptr = partials_ptr
+        self.semaphores_ptr = semaphores_ptr
+        self.SPLIT_K = gl.constexpr(SPLIT_K)
+
+    @gluon.jit
+    def create(p):
+        return SplitKEpilogue(TmaStoreEpilogue.create(p), p.partials_ptr, p.semaphores_ptr, p.SPLIT_K)
+
+    @gluon.jit
+    def store(self, acc, work):
+        BLOCK_M: gl.constexpr = self.out.c_desc.block_type.shape[1]
+        BLOCK_N: gl.constexpr = self.out.c_desc.block_type.shape[2]
+        layout: gl.constexpr = acc.type.layout
+        rows = gl.arange(0, BLOCK_M, layout=gl.SliceLayout(1, layout))
+        cols = gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, layout))
+        offsets = gl.expand_dims(rows, 1) * BLOCK_N + gl.expand_dims(cols, 0)
+        tile_base = self.partials_ptr + work.tile.to(gl.int64) * (self.SPLIT_K * BLOCK_M * BLOCK_N)
+        gl.store(tile_base + work.split * (BLOCK_M * BLOCK_N) + offsets, acc)
+        # Every thread's partial is written before one thread publishes the count (release, GPU scope).
+        gl.thread_barrier()
+        arrived = gl.atomic_add(self.semaphores_ptr + work.tile, 1, sem="acq_rel", scope="gpu")
+        if arrived == self.SPLIT_K - 1:
+            self.reduce(tile_base, work)
+            gl.atomic_xchg(self.semaphores_ptr + work.tile, 0, sem="relaxed", scope="gpu")
+
+    @gluon.jit
+    def reduce(self, tile_base, work):
+        """Sum the parts in part order, CHUNK rows at a time (the accumulator is dead by now: a whole second
+        tile in registers would spill), into the output tile in shared memory, then one TMA store."""
+        BLOCK_M: gl.constexpr = self.out.c_desc.block_type.shape[1]
+        BLOCK_N: gl.constexpr = self.out.c_desc.block_type.shape[2]
+        CHUNK: gl.constexpr = 32
+        layout: gl.constexpr = reduce_layout(BLOCK_N, gl.num_warps())
+        rows = gl.arange(0, CHUNK, layout=gl.SliceLayout(1, layout))
+        cols = gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, layout))
+        offsets = gl.expand_dims(rows, 1) * BLOCK_N + gl.expand_dims(cols, 0)
+        c_tile = self.out.c_smem.reshape([BLOCK_M, BLOCK_N])
+        if self.out.HAS_BIAS:
+            bias_cols = work.off_n + cols
+            bias = gl.load(self.out.bias_ptr + bias_cols, mask=bias_cols < self.out.c_desc.shape[2], other=0.0)
+            bias = gl.expand_dims(bias.to(gl.float32), 0)
+        # The previous tile's bulk store must have finished reading the buffer.
+        tma.store_wait(0)
+        for r in gl.static_range(BLOCK_M // CHUNK):
+            total = gl.zeros([CHUNK, BLOCK_N], gl.float32, layout)
+            for s in range(self.SPLIT_K):
+                # .cg reads from L2, where the other SMs' partials are; this SM's L1 may hold none of them.
+                total += gl.load(tile_base + (s * BLOCK_M + r * CHUNK) * BLOCK_N + offsets, cache_modifier=".cg")
+            if self.out.HAS_BIAS:
+                total = total + bias
+            c_tile.slice(r * CHUNK, CHUNK, dim=0).store(total.to(self.out.c_desc.dtype))
+        fence_async_shared()
+        tma.async_copy_shared_to_global(self.out.c_desc, [work.batch, work.off_m, work.off_n], self.out.c_smem)
+
+    @gluon.jit
+    def drain(self):
+        self.out.drain()

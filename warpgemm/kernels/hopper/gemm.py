@@ -5,9 +5,10 @@ from __future__ import annotations
 import torch
 import triton
 
-from ...config import GemmConfig, launch_warps
-from .gemm_kernel import GroupedTileScheduler, TmaStoreEpilogue, gemm_kernel
+from ...config import GemmConfig, launch_warps, worker_consumer_regs
+from .gemm_kernel import GroupedTileScheduler, SplitKEpilogue, TmaStoreEpilogue, gemm_kernel
 from .launch import CachedKernel, LightDesc, full_desc, nvmma_layout
+from .scratch import split_k_scratch, unused_pointers
 from .tma_operands import TmaGeometry
 
 
@@ -22,14 +23,16 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
                       has_bias: bool) -> dict:
     """The constexpr arguments of `gemm_kernel` for one variant (shared with the offline compile checks)."""
     return dict(A_KMAJOR=a_kmajor, B_KMAJOR=b_kmajor, A_BATCHED=a_batched, B_BATCHED=b_batched, HAS_BIAS=has_bias,
-                GROUP_M=cfg.group_m, STAGES=cfg.stages, PRODUCER_REGS=cfg.producer_regs,
-                SchedulerImpl=GroupedTileScheduler, EpilogueImpl=TmaStoreEpilogue)
+                GROUP_M=cfg.group_m, STAGES=cfg.stages, SPLIT_K=cfg.split_k, CONSUMERS=cfg.consumers,
+                PRODUCER_REGS=cfg.producer_regs, CONSUMER_REGS=worker_consumer_regs(cfg),
+                SchedulerImpl=GroupedTileScheduler,
+                EpilogueImpl=SplitKEpilogue if cfg.split_k > 1 else TmaStoreEpilogue)
 
 
 class GemmLaunch:
     """One Hopper GEMM call signature: c = a @ b (+ bias) with fixed geometry, launched many times."""
 
-    __slots__ = ("cfg", "a", "b", "c", "blocks", "grid", "kernel")
+    __slots__ = ("cfg", "a", "b", "c", "blocks", "grid", "kernel", "tiles", "partial_elems")
 
     def __init__(self, cfg: GemmConfig, a: TmaGeometry, b: TmaGeometry, c: TmaGeometry, a_batched: bool,
                  b_batched: bool, has_bias: bool, num_sms: int):
@@ -37,7 +40,9 @@ class GemmLaunch:
         a_kmajor, b_kmajor = a.contiguous_dim == 2, b.contiguous_dim == 1
         self.blocks = operand_blocks(cfg, a_kmajor, b_kmajor)
         batches, M, N = c.shape
-        self.grid = min(num_sms, batches * triton.cdiv(M, cfg.block_m) * triton.cdiv(N, cfg.block_n))
+        self.tiles = batches * triton.cdiv(M, cfg.block_m) * triton.cdiv(N, cfg.block_n)
+        self.partial_elems = self.tiles * cfg.split_k * cfg.block_m * cfg.block_n if cfg.split_k > 1 else 0
+        self.grid = min(num_sms, self.tiles * cfg.split_k)
         num_warps, maxnreg = launch_warps(cfg)
         self.kernel = CachedKernel(gemm_kernel,
                                    kernel_constexprs(cfg, a_kmajor, b_kmajor, a_batched, b_batched, has_bias),
@@ -51,12 +56,18 @@ class GemmLaunch:
         """Launch on the current device and stream. `bias`, when given, is a contiguous (N,) float tensor."""
         bias_arg = bias if bias is not None else c
         ga, gb, gc = self.a, self.b, self.c
+        device = c.device.index
+        if self.partial_elems:
+            partials, semaphores = split_k_scratch(device, torch._C._cuda_getCurrentRawStream(device),
+                                                   self.partial_elems, self.tiles)
+        else:
+            partials, semaphores = unused_pointers(device)
 
         def full_args():
             return [full_desc(t, g.shape, g.strides, blk, nvmma_layout(blk, t.dtype))
                     for t, g, blk in ((a, ga, self.blocks[0]), (b, gb, self.blocks[1]), (c, gc, self.blocks[2]))
-                    ] + [bias_arg]
+                    ] + [bias_arg, partials, semaphores]
 
-        self.kernel.launch(self.grid, c.device.index, full_args,
+        self.kernel.launch(self.grid, device, full_args,
                            (LightDesc(a, ga.shape, ga.strides), LightDesc(b, gb.shape, gb.strides),
-                            LightDesc(c, gc.shape, gc.strides), bias_arg))
+                            LightDesc(c, gc.shape, gc.strides), bias_arg, partials, semaphores))

@@ -1,19 +1,20 @@
 """The persistent warp-specialized Hopper GEMM: C[b] = A[b] @ B[b] (+ bias), fp32 accumulation.
 
-One program per SM (at most). Shared memory holds an S-slot ring of (A, B) tiles and the epilogue's C tile;
-a one-warp TMA producer fills the ring, the default partition (one or two wgmma warpgroups) drains it and
-stores each finished tile through the epilogue. The scheduler and epilogue are constexpr policy classes so the
-same body serves other schedules (grouped, split-K) and epilogues.
+One program per SM (at most). Shared memory holds an S-slot ring of (A, B) tiles and each consumer's epilogue
+tile; a one-warp TMA producer fills the ring; one consumer (the default partition, one or two wgmma warpgroups
+on a tile) or two ping-pong consumers (one warpgroup each, alternate units) drain it and store each finished
+tile through the epilogue. The scheduler and epilogue are constexpr policy classes so the same body serves other
+schedules and epilogues (split-K's partial-sum reduction is one).
 """
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 
-from .epilogue import TmaStoreEpilogue
+from .epilogue import SplitKEpilogue, TmaStoreEpilogue
 from .partitions import GemmOperands, tma_producer, wgmma_consumer
 from .pipeline import BarrierRing
 from .scheduler import GroupedTileScheduler
 
-__all__ = ["gemm_kernel", "accumulator_layout", "GroupedTileScheduler", "TmaStoreEpilogue"]
+__all__ = ["gemm_kernel", "accumulator_layout", "GroupedTileScheduler", "TmaStoreEpilogue", "SplitKEpilogue"]
 
 
 @gluon.constexpr_function
@@ -24,18 +25,27 @@ def accumulator_layout(block_m, block_n, num_warps):
 
 
 @gluon.jit
-def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr,  #
+def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr,  #
                 A_KMAJOR: gl.constexpr, B_KMAJOR: gl.constexpr, A_BATCHED: gl.constexpr, B_BATCHED: gl.constexpr,
-                HAS_BIAS: gl.constexpr, GROUP_M: gl.constexpr, STAGES: gl.constexpr, PRODUCER_REGS: gl.constexpr,
+                HAS_BIAS: gl.constexpr, GROUP_M: gl.constexpr, STAGES: gl.constexpr, SPLIT_K: gl.constexpr,
+                CONSUMERS: gl.constexpr, PRODUCER_REGS: gl.constexpr, CONSUMER_REGS: gl.constexpr,
                 SchedulerImpl: gl.constexpr, EpilogueImpl: gl.constexpr, num_warps: gl.constexpr):
     a_bufs = gl.allocate_shared_memory(a_desc.dtype, [STAGES] + a_desc.block_type.shape, a_desc.layout)
     b_bufs = gl.allocate_shared_memory(b_desc.dtype, [STAGES] + b_desc.block_type.shape, b_desc.layout)
+    # Each slot is consumed by exactly one consumer, so one arrive empties it.
     ring = BarrierRing.allocate(STAGES, 1)
-    p = GemmOperands(a_desc, b_desc, c_desc, bias_ptr, a_bufs, b_bufs, ring, A_KMAJOR, B_KMAJOR, A_BATCHED,
-                     B_BATCHED, HAS_BIAS, GROUP_M)
+    p = GemmOperands(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, a_bufs, b_bufs, ring,
+                     A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, GROUP_M, SPLIT_K, CONSUMERS)
     acc_layout: gl.constexpr = accumulator_layout(p.block_m(), p.block_n(), num_warps)
-    gl.warp_specialize([
-        (wgmma_consumer, (p, SchedulerImpl, EpilogueImpl, acc_layout)),
-        (tma_producer, (p, SchedulerImpl)),
-    ], [1], [PRODUCER_REGS])
+    if CONSUMERS == 1:
+        gl.warp_specialize([
+            (wgmma_consumer, (p, SchedulerImpl, EpilogueImpl, acc_layout, 0)),
+            (tma_producer, (p, SchedulerImpl)),
+        ], [1], [PRODUCER_REGS])
+    else:
+        gl.warp_specialize([
+            (wgmma_consumer, (p, SchedulerImpl, EpilogueImpl, acc_layout, 0)),
+            (wgmma_consumer, (p, SchedulerImpl, EpilogueImpl, acc_layout, 1)),
+            (tma_producer, (p, SchedulerImpl)),
+        ], [num_warps, 1], [CONSUMER_REGS, PRODUCER_REGS])
     ring.release_all()

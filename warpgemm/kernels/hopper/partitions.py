@@ -2,8 +2,9 @@
 
 - `tma_producer`: one warp; walks the scheduler's tiles and, for each K step, waits for an empty ring slot and
   issues the TMA loads of the A and B tiles into it (the TMA engine signals the slot's ready barrier).
-- `wgmma_consumer`: the default partition (one or two warpgroups); waits for ready slots, issues async wgmma,
-  frees each slot once the wgmma reading it has retired, and hands the finished accumulator to the epilogue.
+- `wgmma_consumer`: one or two warpgroups; waits for ready slots, issues async wgmma, frees each slot once the
+  wgmma reading it has retired, and hands the finished accumulator to the epilogue. A kernel runs one consumer
+  (the default partition) or two ("ping-pong": the second is a worker partition) that take alternate units.
 
 Operands are described by 3-D TMA descriptors (batch, rows, cols). "K-major" means K is the contiguous
 dimension: A (M, K) row-major and B given as W.T of an (N, K) weight are K-major. The other cases are read
@@ -25,6 +26,8 @@ class GemmOperands:
     b_desc: tma.tensor_descriptor
     c_desc: tma.tensor_descriptor
     bias_ptr: gl.tensor
+    partials_ptr: gl.tensor
+    semaphores_ptr: gl.tensor
     a_bufs: gl.shared_memory_descriptor
     b_bufs: gl.shared_memory_descriptor
     ring: BarrierRing
@@ -34,14 +37,18 @@ class GemmOperands:
     B_BATCHED: gl.constexpr
     HAS_BIAS: gl.constexpr
     GROUP_M: gl.constexpr
+    SPLIT_K: gl.constexpr
+    CONSUMERS: gl.constexpr
 
     @gluon.constexpr_function
-    def __init__(self, a_desc, b_desc, c_desc, bias_ptr, a_bufs, b_bufs, ring, A_KMAJOR, B_KMAJOR, A_BATCHED,
-                 B_BATCHED, HAS_BIAS, GROUP_M):
+    def __init__(self, a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, a_bufs, b_bufs, ring,
+                 A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, GROUP_M, SPLIT_K, CONSUMERS):
         self.a_desc = a_desc
         self.b_desc = b_desc
         self.c_desc = c_desc
         self.bias_ptr = bias_ptr
+        self.partials_ptr = partials_ptr
+        self.semaphores_ptr = semaphores_ptr
         self.a_bufs = a_bufs
         self.b_bufs = b_bufs
         self.ring = ring
@@ -51,6 +58,8 @@ class GemmOperands:
         self.B_BATCHED = gl.constexpr(B_BATCHED)
         self.HAS_BIAS = gl.constexpr(HAS_BIAS)
         self.GROUP_M = gl.constexpr(GROUP_M)
+        self.SPLIT_K = gl.constexpr(SPLIT_K)
+        self.CONSUMERS = gl.constexpr(CONSUMERS)
 
     # Static tile shape, read off the descriptors' boxes.
     @gluon.constexpr_function
@@ -73,7 +82,7 @@ class GemmOperands:
     @gluon.jit
     def scheduler(self, SchedulerImpl: gl.constexpr):
         return SchedulerImpl.create(self.c_desc.shape[0], self.c_desc.shape[1], self.c_desc.shape[2],
-                                    self.block_m(), self.block_n(), self.GROUP_M)
+                                    self.num_k_steps(), self.block_m(), self.block_n(), self.GROUP_M, self.SPLIT_K)
 
     @gluon.jit
     def a_tile(self, index):
@@ -101,15 +110,17 @@ def tma_producer(p: GemmOperands, SchedulerImpl: gl.constexpr):
     BK: gl.constexpr = p.block_k()
     nbytes: gl.constexpr = p.a_desc.block_type.nbytes + p.b_desc.block_type.nbytes
     sched = p.scheduler(SchedulerImpl)
-    num_k = p.num_k_steps()
     pos = RingPosition.start(p.ring.num_slots)
+    # Units in order, whichever consumer takes them: the ring is a FIFO both consumers read from.
     for i in range(sched.local_count()):
-        batch, off_m, off_n = sched.tile(i)
+        work = sched.work(i)
+        off_m = work.off_m
+        off_n = work.off_n
         # An operand shared by every batch (a broadcast 2-D operand) is read at batch 0.
-        a_batch = batch if p.A_BATCHED else 0
-        b_batch = batch if p.B_BATCHED else 0
-        for kk in range(num_k):
-            k = kk * BK
+        a_batch = work.batch if p.A_BATCHED else 0
+        b_batch = work.batch if p.B_BATCHED else 0
+        for kk in range(work.k_count):
+            k = (work.k_first + kk) * BK
             p.ring.wait_empty(pos)
             bar = p.ring.ready_barrier(pos)
             mbarrier.expect(bar, nbytes)
@@ -126,26 +137,34 @@ def tma_producer(p: GemmOperands, SchedulerImpl: gl.constexpr):
 
 @gluon.jit
 def wgmma_consumer(p: GemmOperands, SchedulerImpl: gl.constexpr, EpilogueImpl: gl.constexpr,
-                   acc_layout: gl.constexpr):
+                   acc_layout: gl.constexpr, CONSUMER: gl.constexpr):
+    """Consumer number CONSUMER of p.CONSUMERS: takes local units CONSUMER, CONSUMER + CONSUMERS, ...
+
+    With two consumers the producer fills the ring unit after unit, so the second consumer's first slot is
+    loaded only as the first consumer's mainloop ends: they alternate on the tensor cores, each one's epilogue
+    running under the other's mainloop, with no ordering barrier between them.
+    """
     BM: gl.constexpr = p.block_m()
     BN: gl.constexpr = p.block_n()
-    epi = EpilogueImpl.create(p.c_desc, p.bias_ptr, p.HAS_BIAS)
+    epi = EpilogueImpl.create(p)
     sched = p.scheduler(SchedulerImpl)
-    num_k = p.num_k_steps()
-    pos = RingPosition.start(p.ring.num_slots)
+    steps = 0  # ring steps taken by all units before unit i (this consumer's and the other's)
     for i in range(sched.local_count()):
-        batch, off_m, off_n = sched.tile(i)
-        acc = gl.zeros([BM, BN], gl.float32, acc_layout)
-        for kk in range(num_k):
-            p.ring.wait_ready(pos)
-            acc = warpgroup_mma(p.a_tile(pos.index), p.b_tile(pos.index), acc, use_acc=kk > 0, is_async=True)
-            # Keep one wgmma in flight. Once it is the only one left, the one before it has retired and only
-            # THAT slot may be refilled: the current slot is still being read.
-            acc = warpgroup_mma_wait(1, deps=(acc, ))
-            p.ring.mark_previous_empty(pos, pred=kk > 0)
-            pos = pos.next()
-        # pos is one past the tile's last slot: retire its wgmma and release it.
-        acc = warpgroup_mma_wait(0, deps=(acc, ))
-        p.ring.mark_previous_empty(pos)
-        epi.store(acc, batch, off_m, off_n)
+        work = sched.work(i)
+        if i % p.CONSUMERS == CONSUMER:
+            pos = RingPosition.at(steps, p.ring.num_slots)
+            acc = gl.zeros([BM, BN], gl.float32, acc_layout)
+            for kk in range(work.k_count):
+                p.ring.wait_ready(pos)
+                acc = warpgroup_mma(p.a_tile(pos.index), p.b_tile(pos.index), acc, use_acc=kk > 0, is_async=True)
+                # Keep one wgmma in flight. Once it is the only one left, the one before it has retired and only
+                # THAT slot may be refilled: the current slot is still being read.
+                acc = warpgroup_mma_wait(1, deps=(acc, ))
+                p.ring.mark_previous_empty(pos, pred=kk > 0)
+                pos = pos.next()
+            # pos is one past the unit's last slot: retire its wgmma and release it (a split-K part can be empty).
+            acc = warpgroup_mma_wait(0, deps=(acc, ))
+            p.ring.mark_previous_empty(pos, pred=work.k_count > 0)
+            epi.store(acc, work)
+        steps += work.k_count
     epi.drain()

@@ -30,6 +30,11 @@ class RingPosition:
         return RingPosition(gl.to_tensor(0), gl.to_tensor(0), num_slots)
 
     @gluon.jit
+    def at(steps, num_slots: gl.constexpr):
+        """The position after `steps` steps from the start (for a side that skips slots others consume)."""
+        return RingPosition(steps % num_slots, (steps // num_slots) & 1, num_slots)
+
+    @gluon.jit
     def previous_index(self):
         """Slot index one step behind this position (wrapping)."""
         return gl.where(self.index == 0, self.num_slots - 1, self.index - 1)

@@ -1,0 +1,82 @@
+"""`warpgemm bench sweep`: every candidate config on every shape of a suite, each against cuBLAS in the same
+round. This is how the heuristics' rules were measured (notes/perf.md); it is not run per call."""
+from __future__ import annotations
+
+import torch
+
+from ..config import GemmConfig, check_config
+from ..testing import rel_error
+from .gemm_bench import DTYPES, environment, make_operands
+from .suites import GEMM_SUITES
+from .timing import bench_ms, warm_gpu
+
+_C = GemmConfig
+# The design space the kernel offers, minus combinations known not to fit (the predicate filters the rest).
+CANDIDATES: tuple[GemmConfig, ...] = (
+    _C(128, 256, 64, 3, 8),                       # cooperative: two warpgroups on one 128x256 tile
+    _C(256, 128, 64, 3, 8),                       # the same, tall
+    _C(128, 128, 64, 5, 4, consumers=2),          # ping-pong: two warpgroups on alternate 128x128 tiles
+    _C(128, 128, 64, 4, 4, consumers=2),
+    _C(64, 256, 64, 4, 4, consumers=2),
+    _C(128, 128, 64, 4, 4),                       # one warpgroup, 128x128
+    _C(128, 128, 64, 4, 8),                       # two warpgroups on 128x128 (64 accumulator registers each)
+    _C(128, 128, 128, 3, 4),                      # deep K steps: fewer barrier round trips per byte
+    _C(64, 128, 64, 6, 4),
+    _C(128, 128, 64, 4, 4, split_k=2),
+    _C(128, 128, 64, 4, 4, split_k=3),
+    _C(128, 128, 64, 4, 4, split_k=4),
+    _C(128, 128, 64, 5, 4, consumers=2, split_k=2),
+    _C(128, 128, 64, 5, 4, consumers=2, split_k=4),
+    _C(128, 256, 64, 3, 8, split_k=2),
+    _C(64, 128, 64, 6, 4, split_k=2),
+    _C(64, 128, 64, 6, 4, split_k=4),
+)
+
+
+def parse_config(text: str) -> GemmConfig:
+    """'128x128x64_s5_w4_g8_pp_sk2' (a config's name) back into a GemmConfig."""
+    parts = text.split("_")
+    bm, bn, bk = (int(x) for x in parts[0].split("x"))
+    fields = dict(block_m=bm, block_n=bn, block_k=bk)
+    for p in parts[1:]:
+        if p == "pp":
+            fields["consumers"] = 2
+        elif p.startswith("sk"):
+            fields["split_k"] = int(p[2:])
+        elif p[0] in "swg":
+            fields[{"s": "stages", "w": "consumer_warps", "g": "group_m"}[p[0]]] = int(p[1:])
+        else:
+            raise ValueError(f"cannot read config field {p!r} in {text!r}")
+    return GemmConfig(**fields)
+
+
+def run_sweep(suite: str = "mid", dtype: str = "bf16", layout: str = "nt", configs=CANDIDATES, rep_ms: int = 50,
+              warmup_s: float = 2.0, progress=print) -> dict:
+    import warpgemm
+
+    torch_dtype = DTYPES[dtype]
+    warm_gpu(warmup_s)
+    rows = []
+    for case in GEMM_SUITES[suite]():
+        a, b = make_operands(case, torch_dtype, layout)
+        want = torch.matmul(a, b).float()
+        for cfg in configs:
+            if check_config(cfg, torch_dtype, torch_dtype) is not None:
+                continue
+            run = lambda: warpgemm.matmul(a, b, config=cfg)  # noqa: E731
+            diff = rel_error(run(), want)
+            # cuBLAS is re-timed next to every config: drift between configs does not leak into ratios.
+            ms = bench_ms(run, rep_ms)
+            ms_base = bench_ms(lambda: torch.matmul(a, b), rep_ms)
+            rows.append({"shape": case.label, "M": case.M, "N": case.N, "K": case.K, "config": cfg.name,
+                         "ms": ms, "ms_baseline": ms_base, "ratio": ms_base / ms,
+                         "tflops": case.flops / ms / 1e9, "rel_diff_vs_baseline": diff})
+            progress(f"{case.label:>18} {cfg.name:>30} {ms:8.4f} ms ratio {ms_base / ms:.3f} diff {diff:.1e}")
+        del a, b, want
+    best = {}
+    for r in rows:
+        if r["rel_diff_vs_baseline"] < 1e-2 and r["ratio"] > best.get(r["shape"], {}).get("ratio", 0):
+            best[r["shape"]] = r
+    return {"suite": suite, "dtype": dtype, "layout": layout, "environment": environment(),
+            "method": f"per config: do_bench median ({rep_ms} ms) then cuBLAS do_bench median, same operands",
+            "results": rows, "best": list(best.values())}
