@@ -110,9 +110,9 @@ def bench_sweep(suite: str = typer.Option("mid", help="dense, mid or quick"), dt
     if not _has_hopper():
         _no_gpu_notice("bench sweep")
         return
-    from .bench.sweep import CANDIDATES, parse_config, run_sweep
+    from .bench.sweep import parse_config, run_sweep
 
-    chosen = CANDIDATES if not configs else tuple(parse_config(c) for c in configs.split(","))
+    chosen = None if not configs else tuple(parse_config(c) for c in configs.split(","))
     res = run_sweep(suite, dtype, layout, chosen, progress=lambda s: console.print(s, highlight=False))
     table = Table(title=f"best config per shape: {suite} {dtype} {layout}")
     for col in ("shape", "config", "ms", "ratio"):

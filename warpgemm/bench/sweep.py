@@ -11,26 +11,28 @@ from .suites import GEMM_SUITES
 from .timing import bench_ms, warm_gpu
 
 _C = GemmConfig
+_PP = dict(consumers=2)
 # The design space the kernel offers, minus combinations known not to fit (the predicate filters the rest).
-CANDIDATES: tuple[GemmConfig, ...] = (
+DENSE_CANDIDATES: tuple[GemmConfig, ...] = (
     _C(128, 256, 64, 3, 8),                       # cooperative: two warpgroups on one 128x256 tile
     _C(256, 128, 64, 3, 8),                       # the same, tall
-    _C(128, 128, 64, 5, 4, consumers=2),          # ping-pong: two warpgroups on alternate 128x128 tiles
-    _C(128, 128, 64, 4, 4, consumers=2),
-    _C(64, 256, 64, 4, 4, consumers=2),
-    _C(128, 128, 64, 4, 4),                       # one warpgroup, 128x128
+    _C(128, 128, 64, 5, 4, **_PP),                # ping-pong: two warpgroups on alternate 128x128 tiles
+    _C(128, 128, 64, 4, 4, **_PP),
+    _C(64, 256, 64, 4, 4, **_PP),
     _C(128, 128, 64, 4, 8),                       # two warpgroups on 128x128 (64 accumulator registers each)
-    _C(128, 128, 128, 3, 4),                      # deep K steps: fewer barrier round trips per byte
-    _C(64, 128, 64, 6, 4),
-    _C(128, 128, 64, 4, 4, split_k=2),
-    _C(128, 128, 64, 4, 4, split_k=3),
-    _C(128, 128, 64, 4, 4, split_k=4),
-    _C(128, 128, 64, 5, 4, consumers=2, split_k=2),
-    _C(128, 128, 64, 5, 4, consumers=2, split_k=4),
-    _C(128, 256, 64, 3, 8, split_k=2),
-    _C(64, 128, 64, 6, 4, split_k=2),
-    _C(64, 128, 64, 6, 4, split_k=4),
 )
+# Few tiles (M = 128-512): smaller tiles, deeper rings (bytes in flight per SM) and split-K to fill the SMs.
+MID_CANDIDATES: tuple[GemmConfig, ...] = (
+    _C(128, 256, 64, 3, 8),
+    _C(128, 128, 64, 5, 4, **_PP),
+    _C(128, 128, 64, 4, 4),
+    _C(128, 128, 128, 3, 4),
+    _C(64, 256, 64, 4, 4),
+) + tuple(_C(128, 128, 64, 6, 4, split_k=s) for s in (1, 2, 3, 4)) \
+  + tuple(_C(64, 128, 64, 8, 4, split_k=s) for s in (1, 2, 3, 4)) \
+  + (_C(128, 128, 128, 3, 4, split_k=2), _C(64, 256, 64, 4, 4, split_k=2), _C(128, 256, 64, 3, 8, split_k=2))
+CANDIDATES = tuple(dict.fromkeys(DENSE_CANDIDATES + MID_CANDIDATES))
+SUITE_CANDIDATES = {"dense": DENSE_CANDIDATES, "quick": DENSE_CANDIDATES, "mid": MID_CANDIDATES}
 
 
 def parse_config(text: str) -> GemmConfig:
@@ -50,10 +52,11 @@ def parse_config(text: str) -> GemmConfig:
     return GemmConfig(**fields)
 
 
-def run_sweep(suite: str = "mid", dtype: str = "bf16", layout: str = "nt", configs=CANDIDATES, rep_ms: int = 50,
+def run_sweep(suite: str = "mid", dtype: str = "bf16", layout: str = "nt", configs=None, rep_ms: int = 50,
               warmup_s: float = 2.0, progress=print) -> dict:
     import warpgemm
 
+    configs = configs or SUITE_CANDIDATES[suite]
     torch_dtype = DTYPES[dtype]
     warm_gpu(warmup_s)
     rows = []

@@ -129,9 +129,11 @@ class SplitKEpilogue:
         # The previous tile's bulk store must have finished reading the buffer.
         tma.store_wait(0)
         for r in gl.static_range(BLOCK_M // CHUNK):
-            total = gl.zeros([CHUNK, BLOCK_N], gl.float32, layout)
-            for s in range(self.SPLIT_K):
-                # .cg reads from L2, where the other SMs' partials are; this SM's L1 may hold none of them.
+            # Unrolled over the parts: straight-line code lets the loads of all parts be in flight at once (a
+            # run-time loop would wait out one L2 round trip per part). .cg reads from L2, where the other SMs'
+            # partials are. The sum runs in part order whatever the arrival order.
+            total = gl.load(tile_base + r * CHUNK * BLOCK_N + offsets, cache_modifier=".cg")
+            for s in gl.static_range(1, self.SPLIT_K):
                 total += gl.load(tile_base + (s * BLOCK_M + r * CHUNK) * BLOCK_N + offsets, cache_modifier=".cg")
             if self.out.HAS_BIAS:
                 total = total + bias

@@ -8,6 +8,7 @@ schedules and epilogues (split-K's partial-sum reduction is one).
 """
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
+from triton.experimental.gluon.language.nvidia.hopper import mbarrier
 
 from .epilogue import SplitKEpilogue, TmaStoreEpilogue
 from .partitions import GemmOperands, tma_producer, wgmma_consumer
@@ -34,7 +35,11 @@ def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, 
     b_bufs = gl.allocate_shared_memory(b_desc.dtype, [STAGES] + b_desc.block_type.shape, b_desc.layout)
     # Each slot is consumed by exactly one consumer, so one arrive empties it.
     ring = BarrierRing.allocate(STAGES, 1)
-    p = GemmOperands(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, a_bufs, b_bufs, ring,
+    # Ping-pong hand-over: turns[c] is arrived on when consumer c may start its next unit.
+    turns = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
+    for c in gl.static_range(2):
+        mbarrier.init(turns.index(c), count=1)
+    p = GemmOperands(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, a_bufs, b_bufs, ring, turns,
                      A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, GROUP_M, SPLIT_K, CONSUMERS)
     acc_layout: gl.constexpr = accumulator_layout(p.block_m(), p.block_n(), num_warps)
     if CONSUMERS == 1:
@@ -49,3 +54,5 @@ def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, 
             (tma_producer, (p, SchedulerImpl)),
         ], [num_warps, 1], [CONSUMER_REGS, PRODUCER_REGS])
     ring.release_all()
+    for c in gl.static_range(2):
+        mbarrier.invalidate(turns.index(c))

@@ -31,6 +31,7 @@ class GemmOperands:
     a_bufs: gl.shared_memory_descriptor
     b_bufs: gl.shared_memory_descriptor
     ring: BarrierRing
+    turns: gl.shared_memory_descriptor
     A_KMAJOR: gl.constexpr
     B_KMAJOR: gl.constexpr
     A_BATCHED: gl.constexpr
@@ -41,7 +42,7 @@ class GemmOperands:
     CONSUMERS: gl.constexpr
 
     @gluon.constexpr_function
-    def __init__(self, a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, a_bufs, b_bufs, ring,
+    def __init__(self, a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, a_bufs, b_bufs, ring, turns,
                  A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, GROUP_M, SPLIT_K, CONSUMERS):
         self.a_desc = a_desc
         self.b_desc = b_desc
@@ -52,6 +53,7 @@ class GemmOperands:
         self.a_bufs = a_bufs
         self.b_bufs = b_bufs
         self.ring = ring
+        self.turns = turns
         self.A_KMAJOR = gl.constexpr(A_KMAJOR)
         self.B_KMAJOR = gl.constexpr(B_KMAJOR)
         self.A_BATCHED = gl.constexpr(A_BATCHED)
@@ -140,9 +142,11 @@ def wgmma_consumer(p: GemmOperands, SchedulerImpl: gl.constexpr, EpilogueImpl: g
                    acc_layout: gl.constexpr, CONSUMER: gl.constexpr):
     """Consumer number CONSUMER of p.CONSUMERS: takes local units CONSUMER, CONSUMER + CONSUMERS, ...
 
-    With two consumers the producer fills the ring unit after unit, so the second consumer's first slot is
-    loaded only as the first consumer's mainloop ends: they alternate on the tensor cores, each one's epilogue
-    running under the other's mainloop, with no ordering barrier between them.
+    With two consumers the producer fills the ring unit after unit, so they alternate on the tensor cores, each
+    one's epilogue running under the other's mainloop. A consumer skips the other's slots by position
+    arithmetic; since an mbarrier wait only checks phase parity, it must not start waiting on a unit until the
+    producer is within one ring pass of it: the `turns` barriers hand the turn over once the other consumer has
+    waited on every slot of the unit before (so those slots, and all earlier ones, have been filled).
     """
     BM: gl.constexpr = p.block_m()
     BN: gl.constexpr = p.block_n()
@@ -152,6 +156,12 @@ def wgmma_consumer(p: GemmOperands, SchedulerImpl: gl.constexpr, EpilogueImpl: g
     for i in range(sched.local_count()):
         work = sched.work(i)
         if i % p.CONSUMERS == CONSUMER:
+            if p.CONSUMERS > 1:
+                own = i // p.CONSUMERS  # this consumer's own unit count so far
+                if CONSUMER == 0:
+                    mbarrier.wait(p.turns.index(0), (own + 1) & 1, pred=own > 0)
+                else:
+                    mbarrier.wait(p.turns.index(1), own & 1)
             pos = RingPosition.at(steps, p.ring.num_slots)
             acc = gl.zeros([BM, BN], gl.float32, acc_layout)
             for kk in range(work.k_count):
@@ -162,6 +172,8 @@ def wgmma_consumer(p: GemmOperands, SchedulerImpl: gl.constexpr, EpilogueImpl: g
                 acc = warpgroup_mma_wait(1, deps=(acc, ))
                 p.ring.mark_previous_empty(pos, pred=kk > 0)
                 pos = pos.next()
+            if p.CONSUMERS > 1:
+                mbarrier.arrive(p.turns.index(1 - CONSUMER), count=1)
             # pos is one past the unit's last slot: retire its wgmma and release it (a split-K part can be empty).
             acc = warpgroup_mma_wait(0, deps=(acc, ))
             p.ring.mark_previous_empty(pos, pred=work.k_count > 0)
