@@ -17,6 +17,13 @@ for cfg in SHIPPED_CONFIGS:
             VARIANTS.append((cfg, torch.bfloat16, torch.bfloat16, a_k, b_k, False))
     VARIANTS.append((cfg, torch.float16, torch.float16, True, True, True))
     VARIANTS.append((cfg, torch.bfloat16, torch.float32, True, True, True))
+# The sweep's other candidates (ping-pong, split-K, other tiles), which users can force with config=.
+from warpgemm.bench.sweep import CANDIDATES  # noqa: E402
+
+for cfg in CANDIDATES:
+    if cfg not in SHIPPED_CONFIGS:
+        VARIANTS.append((cfg, torch.bfloat16, torch.bfloat16, True, True, False))
+        VARIANTS.append((cfg, torch.float16, torch.float32, False, False, True))
 
 
 def _id(v):
@@ -37,6 +44,24 @@ def test_hopper_variant_compiles_clean(variant, tmp_path):
     assert r.stack_bytes == 0 and r.local_bytes == 0, f"register spills: {r}"
     assert r.shared_bytes <= SMEM_LIMIT
     assert r.shared_bytes <= cfg.smem_bytes(in_dt, out_dt), "the config's shared-memory estimate is too low"
+
+
+def test_ping_pong_register_counts_are_the_planned_ones(tmp_path):
+    """setmaxnreg.inc blocks until registers are free, so the counts the compiler emits inside the region must be
+    the ones test_config checks against the register file: worker consumer as requested, default consumer what
+    the producer and the worker leave of 3 warpgroups x maxnreg."""
+    import re
+
+    from warpgemm.config import GemmConfig, launch_warps, worker_consumer_regs
+
+    cfg = GemmConfig(128, 128, 64, 5, 4, consumers=2)
+    counts = set(int(x) for x in re.findall(r"setmaxnreg\.(?:inc|dec)\.sync\.aligned\.u32\s+(\d+);",
+                                             compile_gemm(cfg).asm["ptx"]))
+    _, maxnreg = launch_warps(cfg)
+    worker = worker_consumer_regs(cfg)
+    default = 3 * maxnreg - worker - cfg.producer_regs
+    assert {worker, default, cfg.producer_regs} <= counts, (worker, default, sorted(counts))
+    assert 4 * 32 * (worker + default + cfg.producer_regs) <= 65536
 
 
 from warpgemm.bench.elementwise_bench import SWEEP_CONFIGS  # noqa: E402

@@ -4,7 +4,7 @@ import itertools
 import pytest
 import torch
 
-from warpgemm.config import SMEM_LIMIT, GemmConfig, check_config, launch_warps
+from warpgemm.config import SMEM_LIMIT, GemmConfig, check_config, launch_warps, worker_consumer_regs
 from warpgemm.heuristics import SHIPPED_CONFIGS, choose_config
 
 DTYPES = [(torch.bfloat16, torch.bfloat16), (torch.float16, torch.float16), (torch.bfloat16, torch.float32),
@@ -66,7 +66,46 @@ def test_config_round_trips_through_the_op_boundary():
 
 
 def test_launch_warps_fit_the_register_file():
-    for cfg in SHIPPED_CONFIGS:
+    for cfg in SHIPPED_CONFIGS + (GemmConfig(128, 128, 64, 5, 4, consumers=2),):
         warps, maxnreg = launch_warps(cfg)
         assert warps == cfg.consumer_warps
-        assert (warps + 4) * 32 * maxnreg <= 65536
+        assert (cfg.consumers * warps + 4) * 32 * maxnreg <= 65536
+
+
+def test_ping_pong_consumers_share_the_freed_registers():
+    """setmaxnreg.inc waits until registers are free: the two consumers may not ask for more than exists."""
+    cfg = GemmConfig(128, 128, 64, 5, 4, consumers=2)
+    _, maxnreg = launch_warps(cfg)
+    worker = worker_consumer_regs(cfg)
+    # Triton gives the default consumer what the producer warpgroup and the worker consumer leave.
+    default = 3 * maxnreg - worker - cfg.producer_regs
+    assert worker >= 200 and default >= 200
+    assert 4 * 32 * (worker + default + cfg.producer_regs) <= 65536
+
+
+@pytest.mark.parametrize("bad, reason", [
+    (GemmConfig(128, 128, 64, 4, 8, consumers=2), "consumer_warps must be 4"),
+    (GemmConfig(128, 128, 64, 4, 4, consumers=3), "consumers must be"),
+    (GemmConfig(128, 128, 64, 4, 4, split_k=9), "split_k must be"),
+    (GemmConfig(128, 128, 64, 4, 4, split_k=0), "split_k must be"),
+    (GemmConfig(128, 128, 64, 4, 4, consumers=2, split_k=2), "not supported with ping-pong"),
+    (GemmConfig(128, 128, 64, 6, 4, consumers=2), "shared memory"),
+])
+def test_invalid_variants_say_why(bad, reason):
+    msg = check_config(bad, torch.bfloat16, torch.bfloat16)
+    assert msg is not None and reason in msg, msg
+
+
+def test_config_names_round_trip_through_the_sweep_parser():
+    from warpgemm.bench.sweep import CANDIDATES, parse_config
+
+    for cfg in CANDIDATES + SHIPPED_CONFIGS:
+        assert parse_config(cfg.name) == cfg
+
+
+def test_few_tiles_use_64_row_tiles_and_many_use_the_cooperative_tile():
+    pick = lambda m, n: choose_config(1, m, n, 4096, torch.bfloat16, torch.bfloat16, 132)[0]  # noqa: E731
+    assert pick(128, 4096).block_m == 64      # 32 tiles of 128x128 for 132 SMs
+    assert pick(256, 14336) == pick(128, 14336) and pick(256, 14336).block_n == 128
+    assert pick(512, 28672).block_n == 256
+    assert pick(256, 4096).block_m == 64

@@ -1,7 +1,7 @@
 """Planning of Hopper launches (host logic only, on meta tensors): orientation, copies, staging, grid."""
 import torch
 
-from warpgemm.heuristics import SMALL_M
+from warpgemm.heuristics import SMALL
 from warpgemm.ops import gemm_impl
 
 BF = torch.bfloat16
@@ -38,8 +38,8 @@ def test_odd_pitch_is_copied_and_odd_n_is_staged():
 
 
 def test_forced_config_and_small_grid():
-    p = plan(meta(1, 16, 64), meta(1, 64, 64), meta(1, 16, 64), config=SMALL_M)
-    assert p.config == SMALL_M and p.config_reason == "forced by the caller" and p.launch.grid == 1
+    p = plan(meta(1, 16, 64), meta(1, 64, 64), meta(1, 16, 64), config=SMALL)
+    assert p.config == SMALL and p.config_reason == "forced by the caller" and p.launch.grid == 1
 
 
 def test_broadcast_operand_reads_batch_zero():

@@ -1,7 +1,17 @@
 """Map a problem to a GemmConfig with no tuning cost.
 
-The rules are few and measured (see notes/perf.md): the widest tile that still fills the GPU, a 64-row tile
-when M is tiny, and the first shipped config the validity predicate accepts for the dtypes.
+The rules are few and each rests on `warpgemm bench sweep` runs (notes/perf.md, results/*/sweep_*.json):
+
+- M <= 64: 64-row tiles (a 128-row wgmma would be half padding).
+- Fewer than half as many 128x128 tiles as SMs (e.g. M = 128-256 against a 4096-8192-wide weight): 64x128
+  tiles with an 8-deep ring. One SM streams operands at only ~100-125 GB/s, so small problems need many SMs
+  busy, and deep rings keep each SM's bytes in flight.
+- M >= 512 with enough 128x256 tiles to fill half the SMs: two warpgroups on one 128x256 tile (the most
+  reuse per byte loaded; best or tied on every dense shape swept).
+- Otherwise one warpgroup on 128x128 tiles with a 6-deep ring (4 -> 6 stages: geomean 0.83 -> 0.92 on `mid`).
+
+Each list is tried in order and the first config the validity predicate accepts for the dtypes wins (an fp32
+output tile needs twice the shared memory, so some fall back to a shallower ring).
 """
 from __future__ import annotations
 
@@ -13,12 +23,14 @@ from .config import GemmConfig, check_config
 
 # Two consumer warpgroups share a 128x256 tile: each issues m64n256k16 wgmma, the widest there is.
 LARGE = GemmConfig(block_m=128, block_n=256, block_k=64, stages=3, consumer_warps=8, group_m=8)
-# One warpgroup on 128x128: twice the tiles, for problems that leave SMs idle at 128x256, and fp32 outputs.
-MEDIUM = GemmConfig(block_m=128, block_n=128, block_k=64, stages=4, consumer_warps=4, group_m=8)
-# One warpgroup on 64-row tiles: M <= 64 wastes half of every 128-row wgmma.
-SMALL_M = GemmConfig(block_m=64, block_n=128, block_k=64, stages=6, consumer_warps=4, group_m=8)
+# One warpgroup on 128x128 with the deepest ring that fits beside a 16-bit output tile.
+MEDIUM = GemmConfig(block_m=128, block_n=128, block_k=64, stages=6, consumer_warps=4, group_m=8)
+# The same tile for fp32 outputs (whose 64 KB output tile leaves room for 4 stages).
+MEDIUM_FP32_OUT = MEDIUM.replace(stages=4)
+# One warpgroup on 64-row tiles: tiny M, or too few 128-row tiles to occupy the SMs.
+SMALL = GemmConfig(block_m=64, block_n=128, block_k=64, stages=8, consumer_warps=4, group_m=8)
 
-SHIPPED_CONFIGS: tuple[GemmConfig, ...] = (LARGE, MEDIUM, SMALL_M)
+SHIPPED_CONFIGS: tuple[GemmConfig, ...] = (LARGE, MEDIUM, MEDIUM_FP32_OUT, SMALL)
 
 
 def _cdiv(a: int, b: int) -> int:
@@ -29,12 +41,16 @@ def _cdiv(a: int, b: int) -> int:
 def choose_config(batches: int, M: int, N: int, K: int, in_dtype: torch.dtype, out_dtype: torch.dtype,
                   num_sms: int) -> tuple[GemmConfig, str]:
     """The config for a (batches, M, N, K) problem and a short reason (for WARPGEMM_LOG / explain)."""
+    tiles_128 = batches * _cdiv(M, 128) * _cdiv(N, 128)
+    tiles_large = batches * _cdiv(M, 128) * _cdiv(N, 256)
     if M <= 64:
-        order, why = (SMALL_M, MEDIUM), f"M={M} <= 64: 64-row tiles"
-    elif batches * _cdiv(M, 128) * _cdiv(N, 256) >= num_sms // 2:
-        order, why = (LARGE, MEDIUM), "enough 128x256 tiles to fill the SMs"
+        order, why = (SMALL, MEDIUM, MEDIUM_FP32_OUT), f"M={M} <= 64: 64-row tiles"
+    elif tiles_128 < num_sms // 2:
+        order, why = (SMALL, MEDIUM_FP32_OUT), f"{tiles_128} 128x128 tiles for {num_sms} SMs: 64x128 tiles"
+    elif M >= 512 and tiles_large >= num_sms // 2:
+        order, why = (LARGE, MEDIUM, MEDIUM_FP32_OUT), "enough 128x256 tiles to fill the SMs"
     else:
-        order, why = (MEDIUM, SMALL_M), "few tiles: 128x128 to spread over more SMs"
+        order, why = (MEDIUM, MEDIUM_FP32_OUT), "128x128 tiles, 6-stage ring"
     for cfg in order:
         if check_config(cfg, in_dtype, out_dtype) is None:
             return cfg, why
