@@ -34,6 +34,9 @@ class GemmConfig:
         mainloop (the shared FIFO operand ring makes them alternate on the tensor cores by itself).
     split_k: 1 = each program computes whole tiles; n > 1 = each tile's K loop is cut into n parts that run on
         different programs; the last part to finish sums the fp32 partials in a fixed order (deterministic).
+    store_chunks: 1 = the finished tile goes out through one tile-sized shared buffer; 2 or 4 = in that many
+        column chunks through two chunk-sized buffers that alternate (one chunk's TMA store overlaps the next
+        chunk's conversion), which frees shared memory for a deeper operand ring.
     """
 
     block_m: int = 128
@@ -45,16 +48,22 @@ class GemmConfig:
     producer_regs: int = 40
     consumers: int = 1
     split_k: int = 1
+    store_chunks: int = 1
 
     @property
     def name(self) -> str:
         return (f"{self.block_m}x{self.block_n}x{self.block_k}_s{self.stages}"
                 f"_w{self.consumer_warps}_g{self.group_m}" + ("_pp" if self.consumers == 2 else "")
-                + (f"_sk{self.split_k}" if self.split_k > 1 else ""))
+                + (f"_sk{self.split_k}" if self.split_k > 1 else "")
+                + (f"_c{self.store_chunks}" if self.store_chunks > 1 else ""))
+
+    def epilogue_buffers(self) -> int:
+        return 2 if self.store_chunks > 1 else 1
 
     def smem_bytes(self, in_dtype: torch.dtype, out_dtype: torch.dtype) -> int:
         ring = self.stages * (self.block_m + self.block_n) * self.block_k * in_dtype.itemsize
-        epilogue = self.consumers * self.block_m * self.block_n * out_dtype.itemsize
+        epilogue = (self.consumers * self.epilogue_buffers() * self.block_m * (self.block_n // self.store_chunks)
+                    * out_dtype.itemsize)
         barriers = 2 * self.stages * 8
         return ring + epilogue + barriers + SMEM_SLACK
 
@@ -93,6 +102,12 @@ def check_config(cfg: GemmConfig, in_dtype: torch.dtype, out_dtype: torch.dtype)
         return f"ping-pong (consumers=2) runs one warpgroup per consumer: consumer_warps must be 4, got {cfg.consumer_warps}"
     if not 1 <= cfg.split_k <= MAX_SPLIT_K:
         return f"split_k must be between 1 and {MAX_SPLIT_K}, got {cfg.split_k}"
+    if cfg.store_chunks not in (1, 2, 4):
+        return f"store_chunks must be 1, 2 or 4, got {cfg.store_chunks}"
+    if (bn // cfg.store_chunks) * out_dtype.itemsize < 32:
+        return f"store_chunks={cfg.store_chunks} leaves {bn // cfg.store_chunks}-column chunks: under 32 bytes per row"
+    if cfg.split_k > 1 and cfg.store_chunks > 1:
+        return "split_k > 1 stores whole tiles: store_chunks must be 1"
     if cfg.split_k > 1 and cfg.consumers > 1:
         # Measured: the combination faults on the GPU (notes/perf.md); it is not offered until that is understood.
         return "split_k > 1 is not supported with ping-pong consumers (consumers=2)"

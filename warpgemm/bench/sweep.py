@@ -15,11 +15,11 @@ _PP = dict(consumers=2)
 # The design space the kernel offers, minus combinations known not to fit (the predicate filters the rest).
 DENSE_CANDIDATES: tuple[GemmConfig, ...] = (
     _C(128, 256, 64, 3, 8),                       # cooperative: two warpgroups on one 128x256 tile
-    _C(256, 128, 64, 3, 8),                       # the same, tall
-    _C(128, 128, 64, 5, 4, **_PP),                # ping-pong: two warpgroups on alternate 128x128 tiles
-    _C(128, 128, 64, 4, 4, **_PP),
-    _C(64, 256, 64, 4, 4, **_PP),
-    _C(128, 128, 64, 4, 8),                       # two warpgroups on 128x128 (64 accumulator registers each)
+    _C(128, 256, 64, 3, 8, store_chunks=4),       # the same, output stored in 4 overlapped column chunks
+    _C(128, 256, 64, 4, 8, store_chunks=4),       # ... and the freed shared memory spent on a 4th stage
+    _C(256, 128, 64, 4, 8, store_chunks=4),       # tall tile, 4 stages
+    _C(128, 128, 64, 6, 4, store_chunks=4, **_PP),  # ping-pong: two warpgroups on alternate 128x128 tiles
+    _C(128, 128, 64, 5, 4, **_PP),
 )
 # Few tiles (M = 128-512): smaller tiles, deeper rings (bytes in flight per SM) and split-K to fill the SMs.
 MID_CANDIDATES: tuple[GemmConfig, ...] = (
@@ -45,6 +45,8 @@ def parse_config(text: str) -> GemmConfig:
             fields["consumers"] = 2
         elif p.startswith("sk"):
             fields["split_k"] = int(p[2:])
+        elif p.startswith("c"):
+            fields["store_chunks"] = int(p[1:])
         elif p[0] in "swg":
             fields[{"s": "stages", "w": "consumer_warps", "g": "group_m"}[p[0]]] = int(p[1:])
         else:

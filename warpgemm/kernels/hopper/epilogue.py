@@ -14,9 +14,13 @@ from triton.language.core import _aggregate as aggregate
 
 @aggregate
 class TmaStoreEpilogue:
-    """Adds an optional bias row, casts to the output dtype and stores the tile through shared memory with a TMA
-    bulk store that is left in flight: the wait for it sits at the start of the next tile's store, so the copy to
-    global memory runs under the next tile's mainloop. TMA clips the parts of the box outside the output."""
+    """Adds an optional bias row, casts to the output dtype and stores the tile through shared memory with TMA
+    bulk stores left in flight: the wait for a buffer sits just before it is next written, so copies to global
+    memory run under the following work. TMA clips the parts of the box outside the output.
+
+    The output descriptor's box is the tile (one buffer) or a column chunk of it (two chunk buffers that
+    alternate: a chunk's store overlaps the next chunk's conversion, in a quarter of the shared memory).
+    """
 
     c_desc: tma.tensor_descriptor
     c_smem: gl.shared_memory_descriptor
@@ -32,7 +36,9 @@ class TmaStoreEpilogue:
 
     @gluon.jit
     def create(p):
-        c_smem = gl.allocate_shared_memory(p.c_desc.dtype, p.c_desc.block_type.shape, p.c_desc.layout)
+        CHUNKS: gl.constexpr = p.block_n() // p.c_desc.block_type.shape[2]
+        BUFFERS: gl.constexpr = 2 if CHUNKS > 1 else 1
+        c_smem = gl.allocate_shared_memory(p.c_desc.dtype, [BUFFERS] + p.c_desc.block_type.shape, p.c_desc.layout)
         return TmaStoreEpilogue(p.c_desc, c_smem, p.bias_ptr, p.HAS_BIAS)
 
     @gluon.jit
@@ -41,19 +47,44 @@ class TmaStoreEpilogue:
 
     @gluon.jit
     def store_tile(self, acc, batch, off_m, off_n):
-        BLOCK_M: gl.constexpr = self.c_desc.block_type.shape[1]
-        BLOCK_N: gl.constexpr = self.c_desc.block_type.shape[2]
+        BLOCK_N: gl.constexpr = acc.type.shape[1]
+        CHUNK_N: gl.constexpr = self.c_desc.block_type.shape[2]
+        CHUNKS: gl.constexpr = BLOCK_N // CHUNK_N
         if self.HAS_BIAS:
             # The bias (any float dtype) is indexed by output column and added in fp32.
             cols = off_n + gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, acc.type.layout))
             bias = gl.load(self.bias_ptr + cols, mask=cols < self.c_desc.shape[2], other=0.0)
             acc = acc + gl.expand_dims(bias.to(gl.float32), 0)
         out = acc.to(self.c_desc.dtype)
-        # The previous tile's bulk store must have finished reading c_smem before it is overwritten.
-        tma.store_wait(0)
-        self.c_smem.reshape([BLOCK_M, BLOCK_N]).store(out)
+        if CHUNKS == 1:
+            self.store_chunk(out, 0, batch, off_m, off_n)
+        elif CHUNKS == 2:
+            # Column halves, split in registers: [M, 2, N/2] -> [M, N/2, 2] -> two [M, N/2].
+            c0, c1 = gl.split(out.reshape([out.shape[0], 2, CHUNK_N]).permute((0, 2, 1)))
+            self.store_chunk(c0, 0, batch, off_m, off_n)
+            self.store_chunk(c1, 1, batch, off_m, off_n + CHUNK_N)
+        else:
+            # Quarters: [M, 4, N/4] -> [M, N/4, 2 (j // 2), 2 (j % 2)]; each split peels the last index.
+            q = out.reshape([out.shape[0], 4, CHUNK_N]).permute((0, 2, 1)).reshape([out.shape[0], CHUNK_N, 2, 2])
+            even, odd = gl.split(q)
+            c0, c2 = gl.split(even)
+            c1, c3 = gl.split(odd)
+            self.store_chunk(c0, 0, batch, off_m, off_n)
+            self.store_chunk(c1, 1, batch, off_m, off_n + CHUNK_N)
+            self.store_chunk(c2, 0, batch, off_m, off_n + 2 * CHUNK_N)
+            self.store_chunk(c3, 1, batch, off_m, off_n + 3 * CHUNK_N)
+
+    @gluon.jit
+    def store_chunk(self, chunk, buffer: gl.constexpr, batch, off_m, off_n):
+        BLOCK_M: gl.constexpr = self.c_desc.block_type.shape[1]
+        CHUNK_N: gl.constexpr = self.c_desc.block_type.shape[2]
+        BUFFERS: gl.constexpr = self.c_smem.type.shape[0]
+        # Stores complete in issue order: leaving BUFFERS - 1 in flight frees the one this buffer last sent.
+        tma.store_wait(BUFFERS - 1)
+        dst = self.c_smem.index(buffer)
+        dst.reshape([BLOCK_M, CHUNK_N]).store(chunk)
         fence_async_shared()
-        tma.async_copy_shared_to_global(self.c_desc, [batch, off_m, off_n], self.c_smem)
+        tma.async_copy_shared_to_global(self.c_desc, [batch, off_m, off_n], dst)
 
     @gluon.jit
     def drain(self):
@@ -121,7 +152,7 @@ class SplitKEpilogue:
         rows = gl.arange(0, CHUNK, layout=gl.SliceLayout(1, layout))
         cols = gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, layout))
         offsets = gl.expand_dims(rows, 1) * BLOCK_N + gl.expand_dims(cols, 0)
-        c_tile = self.out.c_smem.reshape([BLOCK_M, BLOCK_N])
+        c_tile = self.out.c_smem.index(0).reshape([BLOCK_M, BLOCK_N])
         if self.out.HAS_BIAS:
             bias_cols = work.off_n + cols
             bias = gl.load(self.out.bias_ptr + bias_cols, mask=bias_cols < self.out.c_desc.shape[2], other=0.0)
@@ -139,7 +170,7 @@ class SplitKEpilogue:
                 total = total + bias
             c_tile.slice(r * CHUNK, CHUNK, dim=0).store(total.to(self.out.c_desc.dtype))
         fence_async_shared()
-        tma.async_copy_shared_to_global(self.out.c_desc, [work.batch, work.off_m, work.off_n], self.out.c_smem)
+        tma.async_copy_shared_to_global(self.out.c_desc, [work.batch, work.off_m, work.off_n], self.out.c_smem.index(0))
 
     @gluon.jit
     def drain(self):

@@ -16,7 +16,7 @@ def operand_blocks(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool):
     bm, bn, bk = cfg.block_m, cfg.block_n, cfg.block_k
     a_block = (1, bm, bk) if a_kmajor else (1, bk, bm)
     b_block = (1, bn, bk) if b_kmajor else (1, bk, bn)
-    return a_block, b_block, (1, bm, bn)
+    return a_block, b_block, (1, bm, bn // cfg.store_chunks)
 
 
 def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched: bool, b_batched: bool,

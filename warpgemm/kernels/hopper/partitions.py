@@ -70,7 +70,8 @@ class GemmOperands:
 
     @gluon.constexpr_function
     def block_n(self):
-        return self.c_desc.block_type.shape[2]
+        # From B's box: the output descriptor's box may be a column chunk of the tile.
+        return self.b_desc.block_type.shape[1] if self.B_KMAJOR else self.b_desc.block_type.shape[2]
 
     @gluon.constexpr_function
     def block_k(self):
