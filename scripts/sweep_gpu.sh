@@ -16,7 +16,7 @@ fi
 for suite in ${SUITES:-mid dense}; do
     cfg_args=()
     if [ -n "${CONFIGS:-}" ]; then cfg_args=(--configs "$CONFIGS"); fi
-    timeout "${SWEEP_LIMIT:-300}" $py -m warpgemm bench sweep --suite "$suite" "${cfg_args[@]}" \
+    timeout "${SWEEP_LIMIT:-300}" $py -m warpgemm bench sweep --suite "$suite" --rounds "${ROUNDS:-1}" "${cfg_args[@]}" \
         --json "$out/sweep_$suite.json" > "$out/sweep_$suite.log" 2>&1
     tail -25 "$out/sweep_$suite.log"
 done

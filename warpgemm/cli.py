@@ -105,6 +105,7 @@ def bench_mid(dtype: str = _DTYPE_OPT, layout: str = _LAYOUT_OPT, rounds: int = 
 def bench_sweep(suite: str = typer.Option("mid", help="dense, mid or quick"), dtype: str = _DTYPE_OPT,
                 layout: str = _LAYOUT_OPT,
                 configs: Optional[str] = typer.Option(None, help="comma-separated config names (default: all)"),
+                rounds: int = typer.Option(1, help="rounds per config (medians)"),
                 json_path: Optional[Path] = _JSON_OPT):
     """Every candidate config on every shape of a suite, each against cuBLAS: what the heuristics rest on."""
     if not _has_hopper():
@@ -113,7 +114,7 @@ def bench_sweep(suite: str = typer.Option("mid", help="dense, mid or quick"), dt
     from .bench.sweep import parse_config, run_sweep
 
     chosen = None if not configs else tuple(parse_config(c) for c in configs.split(","))
-    res = run_sweep(suite, dtype, layout, chosen, progress=lambda s: console.print(s, highlight=False))
+    res = run_sweep(suite, dtype, layout, chosen, rounds=rounds, progress=lambda s: console.print(s, highlight=False))
     table = Table(title=f"best config per shape: {suite} {dtype} {layout}")
     for col in ("shape", "config", "ms", "ratio"):
         table.add_column(col, justify="right")

@@ -55,7 +55,9 @@ def parse_config(text: str) -> GemmConfig:
 
 
 def run_sweep(suite: str = "mid", dtype: str = "bf16", layout: str = "nt", configs=None, rep_ms: int = 50,
-              warmup_s: float = 2.0, progress=print) -> dict:
+              warmup_s: float = 2.0, rounds: int = 1, progress=print) -> dict:
+    import statistics
+
     import warpgemm
 
     configs = configs or SUITE_CANDIDATES[suite]
@@ -65,16 +67,21 @@ def run_sweep(suite: str = "mid", dtype: str = "bf16", layout: str = "nt", confi
     for case in GEMM_SUITES[suite]():
         a, b = make_operands(case, torch_dtype, layout)
         want = torch.matmul(a, b).float()
-        for cfg in configs:
-            if check_config(cfg, torch_dtype, torch_dtype) is not None:
-                continue
-            run = lambda: warpgemm.matmul(a, b, config=cfg)  # noqa: E731
-            diff = rel_error(run(), want)
-            # cuBLAS is re-timed next to every config: drift between configs does not leak into ratios.
-            ms = bench_ms(run, rep_ms)
-            ms_base = bench_ms(lambda: torch.matmul(a, b), rep_ms)
+        valid = [c for c in configs if check_config(c, torch_dtype, torch_dtype) is None]
+        diffs = {c: rel_error(warpgemm.matmul(a, b, config=c), want) for c in valid}
+        times = {c: ([], []) for c in valid}
+        # Rounds walk the configs in alternating order, and cuBLAS is re-timed next to every config, so drift
+        # between configs and rounds does not leak into ratios.
+        for r in range(rounds):
+            for cfg in (valid if r % 2 == 0 else valid[::-1]):
+                times[cfg][0].append(bench_ms(lambda: warpgemm.matmul(a, b, config=cfg), rep_ms))
+                times[cfg][1].append(bench_ms(lambda: torch.matmul(a, b), rep_ms))
+        for cfg in valid:
+            ms, ms_base = statistics.median(times[cfg][0]), statistics.median(times[cfg][1])
+            diff = diffs[cfg]
             rows.append({"shape": case.label, "M": case.M, "N": case.N, "K": case.K, "config": cfg.name,
                          "ms": ms, "ms_baseline": ms_base, "ratio": ms_base / ms,
+                         "ratio_rounds": [b_ / a_ for a_, b_ in zip(*times[cfg])],
                          "tflops": case.flops / ms / 1e9, "rel_diff_vs_baseline": diff})
             progress(f"{case.label:>18} {cfg.name:>30} {ms:8.4f} ms ratio {ms_base / ms:.3f} diff {diff:.1e}")
         del a, b, want
@@ -83,5 +90,6 @@ def run_sweep(suite: str = "mid", dtype: str = "bf16", layout: str = "nt", confi
         if r["rel_diff_vs_baseline"] < 1e-2 and r["ratio"] > best.get(r["shape"], {}).get("ratio", 0):
             best[r["shape"]] = r
     return {"suite": suite, "dtype": dtype, "layout": layout, "environment": environment(),
-            "method": f"per config: do_bench median ({rep_ms} ms) then cuBLAS do_bench median, same operands",
+            "method": f"{rounds} round(s); per config per round: do_bench median ({rep_ms} ms) then cuBLAS do_bench "
+                      "median on the same operands; medians over rounds",
             "results": rows, "best": list(best.values())}
