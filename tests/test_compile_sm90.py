@@ -26,6 +26,17 @@ for cfg in CANDIDATES:
         VARIANTS.append((cfg, torch.float16, torch.float32, False, False, True))
 
 
+@pytest.mark.parametrize("cfg", SHIPPED_CONFIGS, ids=lambda c: c.name)
+@pytest.mark.parametrize("b_kmajor", [False, True])
+def test_grouped_variant_compiles_clean(cfg, b_kmajor, tmp_path):
+    """The MoE form: table scheduler and row-bounded pointer stores, no TMA store, still no spills."""
+    kernel = compile_gemm(cfg, a_batched=False, b_batched=True, b_kmajor=b_kmajor, grouped=True)
+    r = inspect_compiled(kernel, "grouped", str(tmp_path))
+    assert r.has_wgmma and r.has_tma_load and r.has_setmaxnreg
+    assert r.stack_bytes == 0 and r.local_bytes == 0, f"register spills: {r}"
+    assert r.shared_bytes <= SMEM_LIMIT
+
+
 def _id(v):
     cfg, i, o, a_k, b_k, bias = v
     return f"{cfg.name}-{str(i)[6:]}-{str(o)[6:]}-A{'k' if a_k else 'm'}-B{'k' if b_k else 'n'}{'-bias' if bias else ''}"

@@ -5,6 +5,7 @@
     y = warpgemm.linear(x, w, bias)      # F.linear semantics; w.T is read in place
     print(warpgemm.explain(a, b))        # which path and kernel config would run, and why
     c = warpgemm.add(a, b, alpha=0.5)    # torch.add on the warp-specialized stream kernel
+    y = warpgemm.grouped_mm(x, w, offs)  # torch._grouped_mm semantics (mixture-of-experts)
 """
 from ._env import set_logging
 from .config import GemmConfig, StreamConfig, check_config
@@ -12,8 +13,9 @@ from .heuristics import SHIPPED_CONFIGS, choose_config
 from .ops import library as _library  # noqa: F401  (registers torch.ops.warpgemm.*)
 from .ops.api import explain, linear, matmul
 from .ops.elementwise import add, mul
+from .ops.grouped import grouped_mm
 
 __version__ = "0.1.0"
 
-__all__ = ["matmul", "linear", "explain", "add", "mul", "GemmConfig", "StreamConfig", "check_config", "choose_config", "SHIPPED_CONFIGS",
+__all__ = ["matmul", "linear", "explain", "add", "mul", "grouped_mm", "GemmConfig", "StreamConfig", "check_config", "choose_config", "SHIPPED_CONFIGS",
            "set_logging", "__version__"]

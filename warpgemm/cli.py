@@ -124,6 +124,28 @@ def bench_sweep(suite: str = typer.Option("mid", help="dense, mid or quick"), dt
     _write_json(json_path, res)
 
 
+@bench_app.command("moe")
+def bench_moe(rounds: int = typer.Option(3, help="alternating timing rounds per pair"),
+              json_path: Optional[Path] = _JSON_OPT):
+    """grouped_mm vs torch._grouped_mm and a loop of matmuls: 8 MoE cases x skewed/uniform/empty routing."""
+    if not _has_hopper():
+        _no_gpu_notice("bench moe")
+        return
+    from .bench.moe_bench import run_moe_suite
+
+    res = run_moe_suite(rounds=rounds, progress=lambda s: console.print(s, highlight=False))
+    table = Table(title="bench moe (bf16, weights (E, N, K) read as (E, K, N))")
+    for col in ("case", "routing", "ms", "TFLOP/s", "vs _grouped_mm", "vs loop"):
+        table.add_column(col, justify="right")
+    for r in res["results"]:
+        table.add_row(r["case"], r["routing"], f"{r['ms']:.3f}", f"{r['tflops']:.1f}",
+                      f"{r['ratio_vs_grouped_mm']:.3f}", f"{r['ratio_vs_loop']:.3f}")
+    console.print(table)
+    console.print(f"geomean vs torch._grouped_mm: {res['geomean_vs_grouped_mm']:.3f}; >= 64 experts: "
+                  f"{res['geomean_vs_grouped_mm_64plus_experts']:.3f}")
+    _write_json(json_path, res)
+
+
 @bench_app.command("elementwise")
 def bench_elementwise(
     rounds: int = typer.Option(5, help="alternating timing rounds per case"),

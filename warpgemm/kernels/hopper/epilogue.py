@@ -175,3 +175,44 @@ class SplitKEpilogue:
     @gluon.jit
     def drain(self):
         self.out.drain()
+
+
+@aggregate
+class RowBoundStoreEpilogue:
+    """Grouped GEMM: a tile's rows can run past its group's last row into the next group's, so the tile is
+    stored with ordinary masked stores (rows < work.m_end, columns < N) straight from the accumulator's
+    registers: a TMA box would clip only at the tensor's edge. The output is row-major with unit column stride."""
+
+    c_desc: tma.tensor_descriptor
+    out_ptr: gl.tensor
+    bias_ptr: gl.tensor
+    HAS_BIAS: gl.constexpr
+
+    @gluon.constexpr_function
+    def __init__(self, c_desc, out_ptr, bias_ptr, HAS_BIAS):
+        self.c_desc = c_desc
+        self.out_ptr = out_ptr
+        self.bias_ptr = bias_ptr
+        self.HAS_BIAS = gl.constexpr(HAS_BIAS)
+
+    @gluon.jit
+    def create(p):
+        return RowBoundStoreEpilogue(p.c_desc, p.out_ptr, p.bias_ptr, p.HAS_BIAS)
+
+    @gluon.jit
+    def store(self, acc, work):
+        layout: gl.constexpr = acc.type.layout
+        rows = work.off_m + gl.arange(0, acc.type.shape[0], layout=gl.SliceLayout(1, layout))
+        cols = work.off_n + gl.arange(0, acc.type.shape[1], layout=gl.SliceLayout(0, layout))
+        N = self.c_desc.shape[2]
+        if self.HAS_BIAS:
+            bias = gl.load(self.bias_ptr + cols, mask=cols < N, other=0.0)
+            acc = acc + gl.expand_dims(bias.to(gl.float32), 0)
+        row_stride = self.c_desc.strides[1]
+        offsets = gl.expand_dims(rows.to(gl.int64) * row_stride, 1) + gl.expand_dims(cols, 0)
+        mask = gl.expand_dims(rows < work.m_end, 1) & gl.expand_dims(cols < N, 0)
+        gl.store(self.out_ptr + offsets, acc.to(self.c_desc.dtype), mask=mask)
+
+    @gluon.jit
+    def drain(self):
+        pass

@@ -6,7 +6,9 @@ import torch
 import triton
 
 from ...config import GemmConfig, launch_warps, worker_consumer_regs
+from .epilogue import RowBoundStoreEpilogue
 from .gemm_kernel import GroupedTileScheduler, SplitKEpilogue, TmaStoreEpilogue, gemm_kernel
+from .scheduler import ExpertTileScheduler
 from .launch import CachedKernel, LightDesc, full_desc, nvmma_layout
 from .scratch import split_k_scratch, unused_pointers
 from .tma_operands import TmaGeometry
@@ -20,13 +22,18 @@ def operand_blocks(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool):
 
 
 def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched: bool, b_batched: bool,
-                      has_bias: bool) -> dict:
-    """The constexpr arguments of `gemm_kernel` for one variant (shared with the offline compile checks)."""
+                      has_bias: bool, grouped: bool = False) -> dict:
+    """The constexpr arguments of `gemm_kernel` for one variant (shared with the offline compile checks).
+
+    grouped: the MoE form, A's rows in groups by a device table, B batched by group, row-bounded stores."""
+    if grouped:
+        scheduler, epilogue = ExpertTileScheduler, RowBoundStoreEpilogue
+    else:
+        scheduler, epilogue = GroupedTileScheduler, SplitKEpilogue if cfg.split_k > 1 else TmaStoreEpilogue
     return dict(A_KMAJOR=a_kmajor, B_KMAJOR=b_kmajor, A_BATCHED=a_batched, B_BATCHED=b_batched, HAS_BIAS=has_bias,
                 GROUP_M=cfg.group_m, STAGES=cfg.stages, SPLIT_K=cfg.split_k, CONSUMERS=cfg.consumers,
                 PRODUCER_REGS=cfg.producer_regs, CONSUMER_REGS=worker_consumer_regs(cfg),
-                SchedulerImpl=GroupedTileScheduler,
-                EpilogueImpl=SplitKEpilogue if cfg.split_k > 1 else TmaStoreEpilogue)
+                SchedulerImpl=scheduler, EpilogueImpl=epilogue)
 
 
 class GemmLaunch:
@@ -35,25 +42,33 @@ class GemmLaunch:
     __slots__ = ("cfg", "a", "b", "c", "blocks", "grid", "kernel", "tiles", "partial_elems")
 
     def __init__(self, cfg: GemmConfig, a: TmaGeometry, b: TmaGeometry, c: TmaGeometry, a_batched: bool,
-                 b_batched: bool, has_bias: bool, num_sms: int):
+                 b_batched: bool, has_bias: bool, num_sms: int, groups: int = 0):
+        """groups > 0: the grouped (MoE) form over that many groups; tiles are counted on the device, so the
+        grid is sized for the most there can be."""
         self.cfg, self.a, self.b, self.c = cfg, a, b, c
         a_kmajor, b_kmajor = a.contiguous_dim == 2, b.contiguous_dim == 1
         self.blocks = operand_blocks(cfg, a_kmajor, b_kmajor)
         batches, M, N = c.shape
+        if groups:
+            batches = 1
+            M = M + groups * cfg.block_m  # each group adds at most one partial row tile
         self.tiles = batches * triton.cdiv(M, cfg.block_m) * triton.cdiv(N, cfg.block_n)
         self.partial_elems = self.tiles * cfg.split_k * cfg.block_m * cfg.block_n if cfg.split_k > 1 else 0
         self.grid = min(num_sms, self.tiles * cfg.split_k)
         num_warps, maxnreg = launch_warps(cfg)
         self.kernel = CachedKernel(gemm_kernel,
-                                   kernel_constexprs(cfg, a_kmajor, b_kmajor, a_batched, b_batched, has_bias),
+                                   kernel_constexprs(cfg, a_kmajor, b_kmajor, a_batched, b_batched, has_bias,
+                                                     grouped=groups > 0),
                                    num_warps, maxnreg)
 
     @property
     def constexprs(self) -> dict:
         return self.kernel.constexprs
 
-    def launch(self, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, bias: torch.Tensor | None) -> None:
-        """Launch on the current device and stream. `bias`, when given, is a contiguous (N,) float tensor."""
+    def launch(self, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, bias: torch.Tensor | None,
+               group_table: torch.Tensor | None = None) -> None:
+        """Launch on the current device and stream. `bias`, when given, is a contiguous (N,) float tensor;
+        `group_table` (grouped form only) comes from kernels.group_table."""
         bias_arg = bias if bias is not None else c
         ga, gb, gc = self.a, self.b, self.c
         device = c.device.index
@@ -62,12 +77,13 @@ class GemmLaunch:
                                                    self.partial_elems, self.tiles)
         else:
             partials, semaphores = unused_pointers(device)
+        table = group_table if group_table is not None else semaphores
 
         def full_args():
             return [full_desc(t, g.shape, g.strides, blk, nvmma_layout(blk, t.dtype))
                     for t, g, blk in ((a, ga, self.blocks[0]), (b, gb, self.blocks[1]), (c, gc, self.blocks[2]))
-                    ] + [bias_arg, partials, semaphores]
+                    ] + [bias_arg, partials, semaphores, c, table]
 
         self.kernel.launch(self.grid, device, full_args,
                            (LightDesc(a, ga.shape, ga.strides), LightDesc(b, gb.shape, gb.strides),
-                            LightDesc(c, gc.shape, gc.strides), bias_arg, partials, semaphores))
+                            LightDesc(c, gc.shape, gc.strides), bias_arg, partials, semaphores, c, table))

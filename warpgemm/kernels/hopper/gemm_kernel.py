@@ -26,7 +26,7 @@ def accumulator_layout(block_m, block_n, num_warps):
 
 
 @gluon.jit
-def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr,  #
+def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,  #
                 A_KMAJOR: gl.constexpr, B_KMAJOR: gl.constexpr, A_BATCHED: gl.constexpr, B_BATCHED: gl.constexpr,
                 HAS_BIAS: gl.constexpr, GROUP_M: gl.constexpr, STAGES: gl.constexpr, SPLIT_K: gl.constexpr,
                 CONSUMERS: gl.constexpr, PRODUCER_REGS: gl.constexpr, CONSUMER_REGS: gl.constexpr,
@@ -39,7 +39,8 @@ def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, 
     turns = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
     for c in gl.static_range(2):
         mbarrier.init(turns.index(c), count=1)
-    p = GemmOperands(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, a_bufs, b_bufs, ring, turns,
+    p = GemmOperands(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,
+                     a_bufs, b_bufs, ring, turns,
                      A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, GROUP_M, SPLIT_K, CONSUMERS)
     acc_layout: gl.constexpr = accumulator_layout(p.block_m(), p.block_n(), num_warps)
     if CONSUMERS == 1:

@@ -28,6 +28,8 @@ class GemmOperands:
     bias_ptr: gl.tensor
     partials_ptr: gl.tensor
     semaphores_ptr: gl.tensor
+    out_ptr: gl.tensor
+    group_table_ptr: gl.tensor
     a_bufs: gl.shared_memory_descriptor
     b_bufs: gl.shared_memory_descriptor
     ring: BarrierRing
@@ -42,7 +44,8 @@ class GemmOperands:
     CONSUMERS: gl.constexpr
 
     @gluon.constexpr_function
-    def __init__(self, a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, a_bufs, b_bufs, ring, turns,
+    def __init__(self, a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,
+                 a_bufs, b_bufs, ring, turns,
                  A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, GROUP_M, SPLIT_K, CONSUMERS):
         self.a_desc = a_desc
         self.b_desc = b_desc
@@ -50,6 +53,8 @@ class GemmOperands:
         self.bias_ptr = bias_ptr
         self.partials_ptr = partials_ptr
         self.semaphores_ptr = semaphores_ptr
+        self.out_ptr = out_ptr
+        self.group_table_ptr = group_table_ptr
         self.a_bufs = a_bufs
         self.b_bufs = b_bufs
         self.ring = ring
@@ -84,8 +89,7 @@ class GemmOperands:
 
     @gluon.jit
     def scheduler(self, SchedulerImpl: gl.constexpr):
-        return SchedulerImpl.create(self.c_desc.shape[0], self.c_desc.shape[1], self.c_desc.shape[2],
-                                    self.num_k_steps(), self.block_m(), self.block_n(), self.GROUP_M, self.SPLIT_K)
+        return SchedulerImpl.create(self)
 
     @gluon.jit
     def a_tile(self, index):

@@ -1,0 +1,126 @@
+"""GPU suite for grouped_mm (skipped without sm_90): every form, ragged and empty groups, many groups, bad
+offsets, CUDA-graph replay with new offsets. Outputs are NaN-filled first; rows past offs[-1] stay unwritten."""
+import pytest
+import torch
+
+import warpgemm
+from warpgemm.heuristics import SHIPPED_CONFIGS
+
+pytestmark = pytest.mark.gpu
+BF = torch.bfloat16
+DEV = "cuda"
+
+
+def rand(*shape, g, dtype=BF):
+    return torch.randn(shape, device=DEV, generator=g).to(dtype)
+
+
+def offsets(sizes):
+    return torch.tensor(sizes, device=DEV, dtype=torch.int64).cumsum(0).to(torch.int32)
+
+
+def reference(a, b, offs):
+    """fp32 per group, from the sanitized bounds: rows [prev_end, clamp(max(offs[g], prev_end), 0, T))."""
+    out = torch.full((a.shape[0], b.shape[-1]), float("nan"), device=DEV)
+    prev = 0
+    for g, o in enumerate(offs.tolist()):
+        end = min(max(o, prev), a.shape[0])
+        if end > prev:
+            out[prev:end] = a[prev:end].float() @ b[g].float()
+        prev = end
+    return out, prev
+
+
+def check(a, b, offs, config=None, out_dtype=None):
+    out = torch.full((a.shape[0], b.shape[-1]), float("nan"), device=DEV, dtype=out_dtype or a.dtype)
+    warpgemm.grouped_mm(a, b, offs, out=out, config=config)
+    want, covered = reference(a, b, offs)
+    got = out[:covered].float()
+    assert not got.isnan().any(), "rows inside the groups were not written"
+    err = ((got - want[:covered]).norm() / want[:covered].norm().clamp_min(1e-30)).item() if covered else 0.0
+    assert err < 1e-2, err
+    assert out[covered:].float().isnan().all(), "rows past the last group were written"
+
+
+@pytest.mark.parametrize("b_kmajor", [False, True], ids=["b_GKN", "b_GNK_T"])
+def test_tokens_by_expert_ragged_and_empty_groups(b_kmajor):
+    g = torch.Generator(device=DEV).manual_seed(1)
+    sizes = [0, 1, 127, 128, 129, 0, 300, 5, 64, 0]
+    T, K, N = sum(sizes) + 7, 256, 200  # 7 rows past offs[-1]
+    a = rand(T, K, g=g)
+    b = rand(len(sizes), N, K, g=g).transpose(1, 2) if b_kmajor else rand(len(sizes), K, N, g=g)
+    check(a, b, offsets(sizes))
+
+
+@pytest.mark.parametrize("cfg", SHIPPED_CONFIGS, ids=lambda c: c.name)
+def test_every_shipped_config_on_groups(cfg):
+    g = torch.Generator(device=DEV).manual_seed(2)
+    sizes = [100, 0, 257, 31, 600]
+    a, b = rand(sum(sizes), 192, g=g), rand(len(sizes), 192, 72, g=g)
+    check(a, b, offsets(sizes), config=cfg, out_dtype=torch.float32 if cfg.block_n == 128 else None)
+
+
+def test_many_groups_and_odd_shapes():
+    g = torch.Generator(device=DEV).manual_seed(3)
+    sizes = torch.randint(0, 7, (1500,), generator=torch.Generator().manual_seed(3)).tolist()
+    a, b = rand(sum(sizes), 40, g=g), rand(1500, 40, 24, g=g)  # K and N not 16-byte multiples: copies
+    check(a, b, offsets(sizes))
+
+
+def test_bad_offsets_never_write_outside():
+    g = torch.Generator(device=DEV).manual_seed(4)
+    T, K, N = 300, 64, 64
+    a, b = rand(T, K, g=g), rand(4, K, N, g=g)
+    for bad in ([100, 50, 200, 280], [-5, 100, 400, 500], [300, 300, 300, 1 << 30]):
+        offs = torch.tensor(bad, device=DEV, dtype=torch.int32)
+        guard = torch.full((T + 64, N), float("nan"), device=DEV, dtype=BF)
+        out = guard[32:32 + T]
+        warpgemm.grouped_mm(a, b, offs, out=out)
+        assert guard[:32].isnan().all() and guard[32 + T:].isnan().all(), bad
+        want, covered = reference(a, b, offs)
+        assert torch.allclose(out[:covered].float(), want[:covered], rtol=2e-2, atol=2e-1), bad
+
+
+def test_cuda_graph_replays_with_new_offsets():
+    g = torch.Generator(device=DEV).manual_seed(5)
+    T, K, N, G = 1024, 128, 256, 8
+    a, b = rand(T, K, g=g), rand(G, K, N, g=g)
+    offs = offsets([128] * G)
+    warpgemm.grouped_mm(a, b, offs)  # compile outside the capture
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out = warpgemm.grouped_mm(a, b, offs)
+    for sizes in ([128] * G, [0, 1000, 0, 0, 24, 0, 0, 0], [1, 2, 3, 4, 5, 6, 7, 900]):
+        offs.copy_(offsets(sizes))
+        graph.replay()
+        torch.cuda.synchronize()
+        want, covered = reference(a, b, offs)
+        err = ((out[:covered].float() - want[:covered]).norm() / want[:covered].norm()).item()
+        assert err < 1e-2, (sizes, err)
+
+
+def test_batched_and_ragged_k_forms():
+    g = torch.Generator(device=DEV).manual_seed(6)
+    a, b = rand(4, 100, 64, g=g), rand(4, 64, 48, g=g)
+    got = warpgemm.grouped_mm(a, b)
+    assert torch.allclose(got.float(), a.float() @ b.float(), rtol=2e-2, atol=2e-1)
+    x, dy = rand(64, 500, g=g), rand(500, 96, g=g)
+    offs = offsets([100, 0, 250, 150])
+    got = warpgemm.grouped_mm(x, dy, offs)
+    bounds = [(0, 100), (100, 100), (100, 350), (350, 500)]
+    for i, (s, e) in enumerate(bounds):
+        want = x[:, s:e].float() @ dy[s:e].float()
+        assert torch.allclose(got[i].float(), want, rtol=2e-2, atol=2e-1), i
+
+
+def test_matches_torch_grouped_mm():
+    g = torch.Generator(device=DEV).manual_seed(7)
+    sizes = [300, 10, 0, 714]
+    a, b = rand(1024, 512, g=g), rand(4, 512, 256, g=g)
+    offs = offsets(sizes)
+    ours, theirs = warpgemm.grouped_mm(a, b, offs), torch._grouped_mm(a, b, offs)
+    n = sum(sizes)
+    want, _ = reference(a, b, offs)
+    err_ours = ((ours[:n].float() - want[:n]).norm() / want[:n].norm()).item()
+    err_torch = ((theirs[:n].float() - want[:n]).norm() / want[:n].norm()).item()
+    assert err_ours <= 2 * err_torch + 1e-6, (err_ours, err_torch)

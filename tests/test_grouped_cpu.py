@@ -1,0 +1,73 @@
+"""grouped_mm on CPU (the loop path under the Triton interpreter), its validation, and the device-side row-tile
+table (a tl kernel, run here by the interpreter)."""
+import pytest
+import torch
+
+import warpgemm
+from warpgemm.kernels.group_table import build_group_table, table_slots
+
+BF = torch.bfloat16
+
+
+def _table_reference(offs, rows, bm):
+    out, prev = [], 0
+    for g, o in enumerate(offs):
+        end = min(max(o, prev), rows)
+        r = prev
+        while r < end:
+            out.append((g, r, end))
+            r += bm
+        prev = end
+    return out
+
+
+@pytest.mark.parametrize("offs, rows", [
+    ([3, 3, 9], 10), ([0, 0], 5), ([5, 2, 8, 20], 12), ([-3, 4], 4), ([130, 130, 300, 129, 700], 700),
+    (list(range(0, 3000, 3)), 3000), ([], 10),
+])
+def test_row_tile_table_sanitizes_offsets(offs, rows):
+    for bm in (64, 128):
+        table = build_group_table(torch.tensor(offs, dtype=torch.int32), rows, bm)
+        assert table.numel() == table_slots(rows, len(offs), bm)
+        t = table.tolist()
+        got = [tuple(t[1 + 3 * i:4 + 3 * i]) for i in range(t[0])]
+        assert got == _table_reference(offs, rows, bm)
+
+
+def test_forms_match_torch_grouped_mm():
+    torch.manual_seed(0)
+    a, b = torch.randn(40, 32, dtype=BF), torch.randn(3, 32, 24, dtype=BF)
+    offs = torch.tensor([10, 10, 33], dtype=torch.int32)
+    assert torch.equal(warpgemm.grouped_mm(a, b, offs)[:33], torch._grouped_mm(a, b, offs)[:33])
+    bt = torch.randn(3, 24, 32, dtype=BF).transpose(1, 2)
+    assert torch.equal(warpgemm.grouped_mm(a, bt, offs)[:33], torch._grouped_mm(a, bt, offs)[:33])
+    x, dy = torch.randn(8, 16, dtype=BF), torch.randn(16, 8, dtype=BF)
+    offs2 = torch.tensor([3, 3, 12], dtype=torch.int32)
+    assert torch.equal(warpgemm.grouped_mm(x, dy, offs2), torch._grouped_mm(x, dy, offs2))
+    a3, b3 = torch.randn(3, 4, 16, dtype=BF), torch.randn(3, 16, 8, dtype=BF)
+    assert torch.equal(warpgemm.grouped_mm(a3, b3), torch._grouped_mm(a3, b3))
+
+
+@pytest.mark.parametrize("call, err, msg", [
+    (lambda a, b, o: warpgemm.grouped_mm(a, b), ValueError, "offs is required"),
+    (lambda a, b, o: warpgemm.grouped_mm(a, b, o.long()), TypeError, "offs must be torch.int32"),
+    (lambda a, b, o: warpgemm.grouped_mm(a, b, o[:2]), ValueError, "offs must have shape (3,)"),
+    (lambda a, b, o: warpgemm.grouped_mm(a, b[:, :8], o), ValueError, "to match a's K = 16"),
+    (lambda a, b, o: warpgemm.grouped_mm(a.float(), b.float(), o), TypeError, "bfloat16 or torch.float16"),
+    (lambda a, b, o: warpgemm.grouped_mm(a, b, o, out_dtype=torch.float16), TypeError, "out_dtype"),
+    (lambda a, b, o: warpgemm.grouped_mm(a, b, o, out=torch.empty(3, 3, dtype=BF)), ValueError, "out must have"),
+    (lambda a, b, o: warpgemm.grouped_mm(a[None], b, o), ValueError, "offs must be None"),
+    (lambda a, b, o: warpgemm.grouped_mm(a[0], b, o), ValueError, "2-D x 3-D"),
+])
+def test_bad_arguments_say_what_is_wrong(call, err, msg):
+    a, b, o = torch.randn(10, 16, dtype=BF), torch.randn(3, 16, 8, dtype=BF), torch.tensor([2, 5, 9], dtype=torch.int32)
+    with pytest.raises(err, match=msg.replace("(", r"\(").replace(")", r"\)")):
+        call(a, b, o)
+
+
+def test_empty_and_k0():
+    a, b = torch.randn(0, 16, dtype=BF), torch.randn(3, 16, 8, dtype=BF)
+    assert warpgemm.grouped_mm(a, b, torch.zeros(3, dtype=torch.int32)).shape == (0, 8)
+    z = warpgemm.grouped_mm(torch.randn(5, 0, dtype=BF), torch.randn(2, 0, 8, dtype=BF),
+                            torch.tensor([2, 5], dtype=torch.int32))
+    assert torch.equal(z, torch.zeros(5, 8, dtype=BF))

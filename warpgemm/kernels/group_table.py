@@ -1,0 +1,60 @@
+"""The row-tile table of a grouped GEMM, built on the device from `offs` (no host synchronization).
+
+Groups are consecutive row ranges of A: group g owns rows [offs[g-1], offs[g]) (offs[-1] taken as 0). Every
+group's rows are cut into BLOCK_M-row tiles; the table lists them all:
+
+    table[0]            R, the number of row tiles
+    table[1 + 3r : +3]  (group, first row, end row) of row tile r
+
+Offsets are sanitized on the way, so bad ones can never send a tile outside the output: each end is raised to
+the previous end (a decreasing offset makes an empty group), clamped to [0, rows]. Correct offsets pass unchanged.
+The table needs 1 + 3 * (cdiv(rows, BLOCK_M) + groups) int32 slots at most.
+
+A plain Triton kernel (one program, groups in chunks): it also runs under the interpreter on CPU.
+"""
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _max(a, b):
+    return tl.maximum(a, b)
+
+
+@triton.jit
+def group_row_tiles_kernel(offs_ptr, num_groups, rows, table_ptr, BLOCK_M: tl.constexpr, BLOCK_G: tl.constexpr):
+    carry_end = tl.zeros([], dtype=tl.int32)  # sanitized end of the last group of the previous chunks
+    carry_tiles = tl.zeros([], dtype=tl.int32)
+    for g0 in range(0, num_groups, BLOCK_G):
+        idx = g0 + tl.arange(0, BLOCK_G)
+        live = idx < num_groups
+        ends = tl.load(offs_ptr + idx, mask=live, other=0)
+        starts = tl.load(offs_ptr + idx - 1, mask=live & (idx > 0), other=0)
+        # Running maxima make the ends non-decreasing; the carry continues them across chunks.
+        ends = tl.minimum(tl.maximum(tl.associative_scan(ends, 0, _max), carry_end), rows)
+        starts = tl.minimum(tl.maximum(tl.associative_scan(starts, 0, _max), carry_end), rows)
+        tiles = tl.where(live, (ends - starts + BLOCK_M - 1) // BLOCK_M, 0)
+        last = tl.cumsum(tiles, 0) + carry_tiles
+        first = last - tiles
+        for j in range(tl.max(tiles, 0)):
+            has = j < tiles
+            entry = table_ptr + 1 + 3 * (first + j)
+            tl.store(entry, idx, mask=has)
+            tl.store(entry + 1, starts + j * BLOCK_M, mask=has)
+            tl.store(entry + 2, ends, mask=has)
+        carry_end = tl.max(tl.where(live, ends, 0), 0)
+        carry_tiles = tl.max(tl.where(live, last, 0), 0)
+    tl.store(table_ptr, carry_tiles)
+
+
+def table_slots(rows: int, num_groups: int, block_m: int) -> int:
+    return 1 + 3 * (triton.cdiv(rows, block_m) + num_groups)
+
+
+def build_group_table(offs, rows: int, block_m: int):
+    """Launch the table kernel on offs' device and stream; returns the int32 table tensor."""
+    import torch
+
+    table = torch.empty(table_slots(rows, offs.numel(), block_m), dtype=torch.int32, device=offs.device)
+    group_row_tiles_kernel[(1, )](offs, offs.numel(), rows, table, BLOCK_M=block_m, BLOCK_G=1024)
+    return table

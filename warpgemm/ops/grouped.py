@@ -1,0 +1,221 @@
+"""`grouped_mm`: torch._grouped_mm semantics on the persistent warp-specialized kernel.
+
+Forms (G groups; `offs` an int32 tensor of cumulative END offsets, on the operands' device):
+- 2-D x 3-D, the MoE forward: a (T, K) tokens sorted by group, b (G, K, N) (or (G, N, K).transpose(-2, -1)),
+  rows [offs[g-1], offs[g]) of the (T, N) output use b[g]. On Hopper: one launch of a small kernel that cuts the
+  groups into row tiles on the device (kernels/group_table.py), then one persistent GEMM over all of them.
+- 3-D x 3-D, no offs: a batched matmul (the regular kernel).
+- 2-D x 2-D with groups along K (the weight gradient): a (M, T), b (T, N) -> (G, M, N), group g summing over
+  k in [offs[g-1], offs[g]).
+
+Differences from torch._grouped_mm, all deliberate:
+- Any number of groups (torch stops below 1024), any T, K, N (operands TMA cannot read are copied first).
+- Bad offsets never write outside the output: each end is raised to the previous one and clamped to [0, T] on
+  the device. WARPGEMM_CHECK_OFFS=1 checks them on the host instead (a synchronization) and raises.
+- out_dtype may also be torch.float32 (torch requires the input dtype).
+- Rows past offs[-1] are left unwritten, as in torch: their contents are unspecified.
+- The 2-D x 2-D form runs torch._grouped_mm on CUDA (a documented delegation until our kernel covers ragged K)
+  and a loop on CPU; CPU tensors (under the Triton interpreter) and non-Hopper GPUs take a loop over groups,
+  which reads offs on the host.
+"""
+from __future__ import annotations
+
+import os
+from typing import NamedTuple
+
+import torch
+
+from .. import _env
+from ..config import GemmConfig, check_config
+from ..heuristics import LARGE, MEDIUM, SMALL
+from . import checks
+
+_CHECK_OFFS = os.environ.get("WARPGEMM_CHECK_OFFS", "0").lower() in {"1", "true", "yes", "on"}
+
+
+def _check_offs(offs, groups: int, bound: int, what: str, device) -> None:
+    if offs is None:
+        raise ValueError(f"offs is required for the {what} form: an int32 tensor of {groups} cumulative end offsets")
+    checks.check_tensor("offs", offs)
+    if offs.dtype != torch.int32:
+        raise TypeError(f"offs must be torch.int32, got {offs.dtype}")
+    if offs.dim() != 1 or offs.shape[0] != groups:
+        raise ValueError(f"offs must have shape ({groups},) (one end offset per group), got {tuple(offs.shape)}")
+    if offs.device != device:
+        raise ValueError(f"offs must be on the operands' device ({device}), got {offs.device}")
+    if _CHECK_OFFS and groups:
+        host = offs.tolist()
+        prev = 0
+        for g, o in enumerate(host):
+            if o < prev or o > bound:
+                raise ValueError(f"offs[{g}] = {o}: offsets must be non-decreasing and within [0, {bound}] "
+                                 f"(WARPGEMM_CHECK_OFFS=1); offs = {host[:8]}{'...' if groups > 8 else ''}")
+            prev = o
+
+
+def _sanitized_bounds(offs: torch.Tensor, bound: int) -> list[tuple[int, int]]:
+    """Host copy of the device-side sanitization (loop paths only): [(start, end)] per group."""
+    out, prev = [], 0
+    for o in offs.tolist():
+        end = min(max(o, prev), bound)
+        out.append((prev, end))
+        prev = end
+    return out
+
+
+def grouped_config(rows: int, groups: int, in_dtype, out_dtype) -> GemmConfig:
+    """Tile height from the mean rows per group (no synchronization: the real sizes live on the device)."""
+    mean = rows / max(groups, 1)
+    order = (SMALL, MEDIUM) if mean <= 64 else (MEDIUM, SMALL) if mean < 512 else (LARGE, MEDIUM, SMALL)
+    for cfg in order:
+        if check_config(cfg, in_dtype, out_dtype) is None:
+            return cfg
+    raise AssertionError("no grouped config is valid")
+
+
+class _GroupedPlan(NamedTuple):
+    config: GemmConfig
+    a_copy: int
+    b_copy: int
+    c_staged: bool
+    launch: object
+
+
+_PLANS: dict[tuple, _GroupedPlan] = {}
+
+
+def _plan(a3, b, c3, config) -> _GroupedPlan:
+    from ..kernels.hopper import tma_operands as tma
+    from ..kernels.hopper.gemm import GemmLaunch
+
+    key = (a3.shape, a3.stride(), b.shape, b.stride(), c3.shape, c3.stride(), a3.dtype, c3.dtype,
+           a3.data_ptr() % 16 == 0, b.data_ptr() % 16 == 0, c3.data_ptr() % 16 == 0, c3.device.index, config)
+    plan = _PLANS.get(key)
+    if plan is not None:
+        return plan
+    cfg = config or grouped_config(a3.shape[1], b.shape[0], a3.dtype, c3.dtype)
+    a_geom, a_copy = tma.describe_any(a3, 2), 0
+    if a_geom is None:
+        a_copy = 2
+        a_geom = tma.padded_geometry(a3.shape, a3.element_size(), 2)
+    b_geom, b_copy = tma.describe_any(b, 1), 0
+    if b_geom is None:
+        b_copy = 1 if b.stride(1) == 1 else 2
+        b_geom = tma.padded_geometry(b.shape, b.element_size(), b_copy)
+    # Stores are row-masked pointer stores (no TMA), but the descriptor still carries N and the row pitch.
+    c_geom = tma.describe(c3, 2)
+    c_staged = c_geom is None
+    if c_staged:
+        c_geom = tma.padded_geometry(c3.shape, c3.element_size(), 2)
+    launch = GemmLaunch(cfg, a_geom, b_geom, c_geom, False, True, False, _env.sms_for(c3.device), groups=b.shape[0])
+    if len(_PLANS) > 1024:
+        _PLANS.clear()
+    plan = _PLANS[key] = _GroupedPlan(cfg, a_copy, b_copy, c_staged, launch)
+    return plan
+
+
+def _hopper_tokens_by_group(a, b, offs, out, config) -> None:
+    from ..kernels.group_table import build_group_table
+    from ..kernels.hopper import tma_operands as tma
+
+    a3, c3 = a.unsqueeze(0), out.unsqueeze(0)
+    plan = _plan(a3, b, c3, config)
+    if _env.LOG_ENABLED:
+        _env.log(f"grouped_mm T={a.shape[0]} K={a.shape[1]} N={b.shape[2]} groups={b.shape[0]}: hopper, "
+                 f"config={plan.config.name}" + (" (forced)" if config else " (mean rows per group)"))
+    a_in = tma.padded_copy(a3, plan.a_copy) if plan.a_copy else a3
+    b_in = tma.padded_copy(b, plan.b_copy) if plan.b_copy else b
+    c = tma.output_buffer(tuple(c3.shape), c3.dtype, c3.device) if plan.c_staged else c3
+    table = build_group_table(offs, a.shape[0], plan.config.block_m)
+    plan.launch.launch(a_in, b_in, c, None, table)
+    if plan.c_staged:
+        c3.copy_(c)
+
+
+def _loop_tokens_by_group(a, b, offs, out) -> None:
+    from .gemm_impl import bmm_into
+
+    for g, (start, end) in enumerate(_sanitized_bounds(offs, a.shape[0])):
+        if end > start:
+            bmm_into(a[start:end].unsqueeze(0), b[g].unsqueeze(0), None, out[start:end].unsqueeze(0))
+
+
+def grouped_mm(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor | None = None, *,
+               out: torch.Tensor | None = None, out_dtype: torch.dtype | None = None,
+               config: GemmConfig | None = None) -> torch.Tensor:
+    """torch._grouped_mm(a, b, offs) on warpgemm's kernels; see the module docstring for forms and differences."""
+    checks.check_tensor("a", a)
+    checks.check_tensor("b", b)
+    checks.check_gemm_dtypes(a, b)
+    out_dtype = checks.resolve_out_dtype(a.dtype, out_dtype if out is None or out_dtype else out.dtype)
+    device = checks.check_devices(a=a, b=b, out=out)
+    if config is not None and not isinstance(config, GemmConfig):
+        raise TypeError(f"config must be a warpgemm.GemmConfig or None, got {type(config).__name__}")
+    if config is not None and check_config(config, a.dtype, out_dtype) is not None:
+        raise ValueError(f"config {config} is invalid: {check_config(config, a.dtype, out_dtype)}")
+    if a.dim() == 2 and b.dim() == 3:
+        T, K = a.shape
+        G, Kb, N = b.shape
+        if Kb != K:
+            raise ValueError(f"b must have shape (groups, {K}, N) to match a's K = {K}, got {tuple(b.shape)}")
+        _check_offs(offs, G, T, "2-D x 3-D (tokens x experts)", device)
+        shape = (T, N)
+    elif a.dim() == 3 and b.dim() == 3:
+        if offs is not None:
+            raise ValueError("offs must be None for the 3-D x 3-D (batched) form")
+        if a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
+            raise ValueError(f"a (G, M, K) and b (G, K, N) must agree, got {tuple(a.shape)} and {tuple(b.shape)}")
+        shape = (a.shape[0], a.shape[1], b.shape[2])
+    elif a.dim() == 2 and b.dim() == 2:
+        if a.shape[1] != b.shape[0]:
+            raise ValueError(f"a (M, T) and b (T, N) must share T, got {tuple(a.shape)} and {tuple(b.shape)}")
+        G = 0 if offs is None else (offs.shape[0] if offs.dim() == 1 else -1)
+        _check_offs(offs, G, a.shape[1], "2-D x 2-D (groups along K)", device)
+        shape = (G, a.shape[0], b.shape[1])
+    else:
+        raise ValueError(f"grouped_mm takes 2-D x 3-D (with offs), 3-D x 3-D, or 2-D x 2-D (with offs) operands, "
+                         f"got {a.dim()}-D and {b.dim()}-D")
+    if out is None:
+        out = torch.empty(shape, dtype=out_dtype, device=device)
+    else:
+        if tuple(out.shape) != shape:
+            raise ValueError(f"out must have shape {shape}, got {tuple(out.shape)}")
+        checks.check_out_not_aliasing(out, a=a, b=b)
+    if out.numel() == 0:
+        return out
+    if a.dim() == 3:
+        from .gemm_impl import bmm_into
+
+        bmm_into(a, b, None, out, config)
+        return out
+    if a.dim() == 2 and b.dim() == 2:
+        _ragged_k(a, b, offs, out)
+        return out
+    if a.shape[1] == 0:
+        return out.zero_()
+    from .gemm_impl import select_path
+
+    if select_path(device).path == "hopper":
+        target = out if out.stride(1) == 1 else torch.empty(shape, dtype=out_dtype, device=device)
+        _hopper_tokens_by_group(a, b, offs, target, config)
+        if target is not out:
+            out.copy_(target)
+    else:
+        _loop_tokens_by_group(a, b, offs, out)
+    return out
+
+
+def _ragged_k(a, b, offs, out) -> None:
+    if a.device.type == "cuda" and out.dtype == a.dtype and hasattr(torch, "_grouped_mm"):
+        try:
+            out.copy_(torch._grouped_mm(a, b, offs))
+            return
+        except RuntimeError:
+            pass  # shapes torch rejects (unaligned strides): the loop below handles them
+    from .gemm_impl import bmm_into
+
+    for g, (start, end) in enumerate(_sanitized_bounds(offs, a.shape[1])):
+        if end > start:
+            bmm_into(a[:, start:end].unsqueeze(0), b[start:end].unsqueeze(0), None, out[g].unsqueeze(0))
+        else:
+            out[g].zero_()
