@@ -19,8 +19,14 @@ offs = torch.tensor([T], device="cuda", dtype=torch.int32)
 table = build_group_table(offs, T, LARGE.block_m)
 orig = gm.kernel_constexprs
 ref = None
+import sys  # noqa: E402
+
+sys.path.insert(0, __file__.rsplit("/", 1)[0])
+from _probe_epilogues import MaskedOnly  # noqa: E402
+
 for sched, epi in [(sc.ExpertTileScheduler, ep.RowBoundStoreEpilogue), (sc.ExpertTileScheduler, ep.TmaStoreEpilogue),
-                   (sc.GroupedTileScheduler, ep.RowBoundStoreEpilogue), (sc.GroupedTileScheduler, ep.TmaStoreEpilogue)]:
+                   (sc.ExpertTileScheduler, MaskedOnly),
+                   (sc.GroupedTileScheduler, MaskedOnly), (sc.GroupedTileScheduler, ep.TmaStoreEpilogue)]:
     def patched(*args, _s=sched, _e=epi, **kw):
         d = orig(*args, **kw)
         d["SchedulerImpl"], d["EpilogueImpl"] = _s, _e

@@ -177,42 +177,68 @@ class SplitKEpilogue:
         self.out.drain()
 
 
+@gluon.constexpr_function
+def row_store_layout(block_n, bitwidth, num_warps):
+    # 16 bytes per thread along a row, a warp across as much of the row as it spans: coalesced row stores.
+    vec = 128 // bitwidth
+    across = min(32, block_n // vec)
+    return gl.BlockedLayout([1, vec], [32 // across, across], [num_warps, 1], [1, 0])
+
+
 @aggregate
 class RowBoundStoreEpilogue:
-    """Grouped GEMM: a tile's rows can run past its group's last row into the next group's, so the tile is
-    stored with ordinary masked stores (rows < work.m_end, columns < N) straight from the accumulator's
-    registers: a TMA box would clip only at the tensor's edge. The output is row-major with unit column stride."""
+    """Grouped GEMM: a tile's rows can run past its group's last row into the next group's. A tile wholly inside
+    its group (most of them, for groups of many rows) goes out through the TMA epilogue; a group's last, partial
+    tile is stored with ordinary masked stores (rows < work.m_end, columns < N) straight from the accumulator's
+    registers, since a TMA box clips only at the tensor's edge. The output is row-major, unit column stride."""
 
-    c_desc: tma.tensor_descriptor
+    out: TmaStoreEpilogue
     out_ptr: gl.tensor
-    bias_ptr: gl.tensor
-    HAS_BIAS: gl.constexpr
 
     @gluon.constexpr_function
-    def __init__(self, c_desc, out_ptr, bias_ptr, HAS_BIAS):
-        self.c_desc = c_desc
+    def __init__(self, out, out_ptr):
+        self.out = out
         self.out_ptr = out_ptr
-        self.bias_ptr = bias_ptr
-        self.HAS_BIAS = gl.constexpr(HAS_BIAS)
 
     @gluon.jit
     def create(p):
-        return RowBoundStoreEpilogue(p.c_desc, p.out_ptr, p.bias_ptr, p.HAS_BIAS)
+        return RowBoundStoreEpilogue(TmaStoreEpilogue.create(p), p.out_ptr)
 
     @gluon.jit
     def store(self, acc, work):
-        layout: gl.constexpr = acc.type.layout
-        rows = work.off_m + gl.arange(0, acc.type.shape[0], layout=gl.SliceLayout(1, layout))
-        cols = work.off_n + gl.arange(0, acc.type.shape[1], layout=gl.SliceLayout(0, layout))
-        N = self.c_desc.shape[2]
-        if self.HAS_BIAS:
-            bias = gl.load(self.bias_ptr + cols, mask=cols < N, other=0.0)
+        BLOCK_M: gl.constexpr = acc.type.shape[0]
+        if work.off_m + BLOCK_M <= work.m_end:
+            # The output descriptor is (1, rows, N): every group lives at batch 0.
+            self.out.store_tile(acc, 0, work.off_m, work.off_n)
+        else:
+            self.store_masked(acc, work)
+
+    @gluon.jit
+    def store_masked(self, acc, work):
+        # Through the same shared buffer as the TMA path, read back in row chunks with 16-byte vectors per thread:
+        # stores straight from the wgmma layout write 4-byte pieces of 8 rows per instruction, which measured 15%
+        # slower over a whole GEMM (scripts/grouped_overhead_probe.py).
+        BLOCK_M: gl.constexpr = acc.type.shape[0]
+        BLOCK_N: gl.constexpr = acc.type.shape[1]
+        CHUNK: gl.constexpr = 32
+        c_desc = self.out.c_desc
+        N = c_desc.shape[2]
+        if self.out.HAS_BIAS:
+            bias_cols = work.off_n + gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, acc.type.layout))
+            bias = gl.load(self.out.bias_ptr + bias_cols, mask=bias_cols < N, other=0.0)
             acc = acc + gl.expand_dims(bias.to(gl.float32), 0)
-        row_stride = self.c_desc.strides[1]
-        offsets = gl.expand_dims(rows.to(gl.int64) * row_stride, 1) + gl.expand_dims(cols, 0)
-        mask = gl.expand_dims(rows < work.m_end, 1) & gl.expand_dims(cols < N, 0)
-        gl.store(self.out_ptr + offsets, acc.to(self.c_desc.dtype), mask=mask)
+        tma.store_wait(0)
+        tile = self.out.c_smem.index(0).reshape([BLOCK_M, BLOCK_N])
+        tile.store(acc.to(c_desc.dtype))
+        layout: gl.constexpr = row_store_layout(BLOCK_N, c_desc.dtype.primitive_bitwidth, gl.num_warps())
+        cols = work.off_n + gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, layout))
+        for r in gl.static_range(BLOCK_M // CHUNK):
+            rows = work.off_m + r * CHUNK + gl.arange(0, CHUNK, layout=gl.SliceLayout(1, layout))
+            vals = tile.slice(r * CHUNK, CHUNK, dim=0).load(layout)
+            offsets = gl.expand_dims(rows.to(gl.int64) * c_desc.strides[1], 1) + gl.expand_dims(cols, 0)
+            mask = gl.expand_dims(rows < work.m_end, 1) & gl.expand_dims(cols < N, 0)
+            gl.store(self.out_ptr + offsets, vals, mask=mask)
 
     @gluon.jit
     def drain(self):
-        pass
+        self.out.drain()

@@ -1,0 +1,28 @@
+"""Epilogue variants for scripts/grouped_overhead_probe.py (measurement only)."""
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
+from triton.language.core import _aggregate as aggregate
+
+from warpgemm.kernels.hopper.epilogue import RowBoundStoreEpilogue
+
+
+@aggregate
+class MaskedOnly:
+    """Every tile through the masked path, full or not."""
+    inner: RowBoundStoreEpilogue
+
+    @gluon.constexpr_function
+    def __init__(self, inner):
+        self.inner = inner
+
+    @gluon.jit
+    def create(p):
+        return MaskedOnly(RowBoundStoreEpilogue.create(p))
+
+    @gluon.jit
+    def store(self, acc, work):
+        self.inner.store_masked(acc, work)
+
+    @gluon.jit
+    def drain(self):
+        self.inner.drain()
