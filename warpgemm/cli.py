@@ -55,6 +55,16 @@ def _write_json(path: Optional[Path], payload: dict) -> None:
     console.print(f"wrote {path}")
 
 
+def _print_table(title: str, columns, rows) -> None:
+    """A right-aligned rich table: `rows` are sequences of already formatted cells."""
+    table = Table(title=title)
+    for col in columns:
+        table.add_column(col, justify="right")
+    for row in rows:
+        table.add_row(*row)
+    console.print(table)
+
+
 def _print_gemm_table(res: dict) -> None:
     table = Table(title=f"suite {res['suite']} {res['dtype']} layout {res['layout']} on {res['environment']['device']}"
                   + (" [calibration: cuBLAS vs cuBLAS]" if res["calibration"] else ""))
@@ -115,12 +125,8 @@ def bench_sweep(suite: str = typer.Option("mid", help="dense, mid or quick"), dt
 
     chosen = None if not configs else tuple(parse_config(c) for c in configs.split(","))
     res = run_sweep(suite, dtype, layout, chosen, rounds=rounds, progress=lambda s: console.print(s, highlight=False))
-    table = Table(title=f"best config per shape: {suite} {dtype} {layout}")
-    for col in ("shape", "config", "ms", "ratio"):
-        table.add_column(col, justify="right")
-    for r in res["best"]:
-        table.add_row(r["shape"], r["config"], f"{r['ms']:.4f}", f"{r['ratio']:.3f}")
-    console.print(table)
+    _print_table(f"best config per shape: {suite} {dtype} {layout}", ("shape", "config", "ms", "ratio"),
+                 [(r["shape"], r["config"], f"{r['ms']:.4f}", f"{r['ratio']:.3f}") for r in res["best"]])
     _write_json(json_path, res)
 
 
@@ -134,13 +140,10 @@ def bench_moe(rounds: int = typer.Option(3, help="alternating timing rounds per 
     from .bench.moe_bench import run_moe_suite
 
     res = run_moe_suite(rounds=rounds, progress=lambda s: console.print(s, highlight=False))
-    table = Table(title="bench moe (bf16, weights (E, N, K) read as (E, K, N))")
-    for col in ("case", "routing", "ms", "TFLOP/s", "vs _grouped_mm", "vs loop"):
-        table.add_column(col, justify="right")
-    for r in res["results"]:
-        table.add_row(r["case"], r["routing"], f"{r['ms']:.3f}", f"{r['tflops']:.1f}",
-                      f"{r['ratio_vs_grouped_mm']:.3f}", f"{r['ratio_vs_loop']:.3f}")
-    console.print(table)
+    _print_table("bench moe (bf16, weights (E, N, K) read as (E, K, N))",
+                 ("case", "routing", "ms", "TFLOP/s", "vs _grouped_mm", "vs loop"),
+                 [(r["case"], r["routing"], f"{r['ms']:.3f}", f"{r['tflops']:.1f}", f"{r['ratio_vs_grouped_mm']:.3f}",
+                   f"{r['ratio_vs_loop']:.3f}") for r in res["results"]])
     console.print(f"geomean vs torch._grouped_mm: {res['geomean_vs_grouped_mm']:.3f}; >= 64 experts: "
                   f"{res['geomean_vs_grouped_mm_64plus_experts']:.3f}")
     _write_json(json_path, res)
@@ -167,12 +170,8 @@ def bench_elementwise(
                       f"{r['ratio']:.3f}", str(r["bitwise_equal"]))
     console.print(table)
     if res["sweep"]:
-        sweep_table = Table(title="config sweep (same process, alternating with torch.add)")
-        for col in ("case", "config", "TB/s", "ratio"):
-            sweep_table.add_column(col, justify="right")
-        for r in res["sweep"]:
-            sweep_table.add_row(r["case"], r["config"], f"{r['tbps']:.2f}", f"{r['ratio']:.3f}")
-        console.print(sweep_table)
+        _print_table("config sweep (same process, alternating with torch.add)", ("case", "config", "TB/s", "ratio"),
+                     [(r["case"], r["config"], f"{r['tbps']:.2f}", f"{r['ratio']:.3f}") for r in res["sweep"]])
     _write_json(json_path, res)
 
 
