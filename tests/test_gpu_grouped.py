@@ -127,3 +127,24 @@ def test_matches_torch_grouped_mm():
     err_ours = ((ours[:n].float() - want[:n]).norm() / want[:n].norm()).item()
     err_torch = ((theirs[:n].float() - want[:n]).norm() / want[:n].norm()).item()
     assert err_ours <= 2 * err_torch + 1e-6, (err_ours, err_torch)
+
+
+def test_backward():
+    g = torch.Generator(device=DEV).manual_seed(8)
+    sizes = [100, 0, 300, 57]
+    T, K, N = sum(sizes) + 5, 128, 96
+    a0, b0 = rand(T, K, g=g), rand(len(sizes), K, N, g=g)
+    grad = rand(T, N, g=g)
+    offs = offsets(sizes)
+    a, b = a0.clone().requires_grad_(), b0.clone().requires_grad_()
+    warpgemm.grouped_mm(a, b, offs).backward(grad)
+    ra, rb = a0.float().requires_grad_(), b0.float().requires_grad_()
+    parts, start = [], 0
+    for i, n in enumerate(sizes):
+        parts.append(ra[start:start + n] @ rb[i])
+        start += n
+    torch.cat(parts + [torch.zeros(T - start, N, device=DEV)]).backward(grad.float())
+    for got, want in ((a.grad, ra.grad), (b.grad, rb.grad)):
+        err = ((got.float() - want).norm() / want.norm()).item()
+        assert err < 1e-2, err
+    assert torch.equal(a.grad[start:], torch.zeros_like(a.grad[start:]))

@@ -71,3 +71,18 @@ def test_empty_and_k0():
     z = warpgemm.grouped_mm(torch.randn(5, 0, dtype=BF), torch.randn(2, 0, 8, dtype=BF),
                             torch.tensor([2, 5], dtype=torch.int32))
     assert torch.equal(z, torch.zeros(5, 8, dtype=BF))
+
+
+def test_backward_matches_a_per_group_reference():
+    torch.manual_seed(1)
+    a0, b0 = torch.randn(40, 16, dtype=BF), torch.randn(3, 16, 24, dtype=BF)
+    offs = torch.tensor([10, 10, 33], dtype=torch.int32)
+    grad = torch.randn(40, 24, dtype=BF)
+    a, b = a0.clone().requires_grad_(), b0.clone().requires_grad_()
+    warpgemm.grouped_mm(a, b, offs).backward(grad)
+    ra, rb = a0.float().requires_grad_(), b0.float().requires_grad_()
+    ref = torch.cat([ra[0:10] @ rb[0], ra[10:10] @ rb[1], ra[10:33] @ rb[2], torch.zeros(7, 24)])
+    ref.backward(grad.float())
+    assert torch.allclose(a.grad.float(), ra.grad, rtol=2e-2, atol=5e-2)
+    assert torch.allclose(b.grad.float(), rb.grad, rtol=2e-2, atol=5e-2)
+    assert torch.equal(a.grad[33:], torch.zeros(7, 16, dtype=BF))

@@ -14,6 +14,8 @@ Differences from torch._grouped_mm, all deliberate:
   the device. WARPGEMM_CHECK_OFFS=1 checks them on the host instead (a synchronization) and raises.
 - out_dtype may also be torch.float32 (torch requires the input dtype).
 - Rows past offs[-1] are left unwritten, as in torch: their contents are unspecified.
+- Autograd covers the 2-D x 3-D form (dA with transposed experts, dB with the ragged-K form); rows past offs[-1]
+  get a zero gradient.
 - The 2-D x 2-D form runs torch._grouped_mm on CUDA (a documented delegation until our kernel covers ragged K)
   and a loop on CPU; CPU tensors (under the Triton interpreter) and non-Hopper GPUs take a loop over groups,
   which reads offs on the host.
@@ -157,6 +159,10 @@ def grouped_mm(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor | None = Non
         raise TypeError(f"config must be a warpgemm.GemmConfig or None, got {type(config).__name__}")
     if config is not None and check_config(config, a.dtype, out_dtype) is not None:
         raise ValueError(f"config {config} is invalid: {check_config(config, a.dtype, out_dtype)}")
+    if (a.dim() == 2 and b.dim() == 3 and out is None and torch.is_grad_enabled()
+            and (a.requires_grad or b.requires_grad) and config is None):
+        _check_offs(offs, b.shape[0], a.shape[0], "2-D x 3-D (tokens x experts)", device)
+        return torch.ops.warpgemm.grouped_mm_tokens(a, b, offs, out_dtype)
     if a.dim() == 2 and b.dim() == 3:
         T, K = a.shape
         G, Kb, N = b.shape
@@ -223,3 +229,36 @@ def _ragged_k(a, b, offs, out) -> None:
             bmm_into(a[:, start:end].unsqueeze(0), b[start:end].unsqueeze(0), None, out[g].unsqueeze(0))
         else:
             out[g].zero_()
+
+
+# ---- autograd for the 2-D x 3-D form ------------------------------------------------------------------------
+# dA = dY @ B[g]^T per group (the same form with transposed experts); dB[g] = A_g^T @ dY_g (the ragged-K form).
+# Rows past offs[-1] took no part in the forward: their dA is zero.
+
+@torch.library.custom_op("warpgemm::grouped_mm_tokens", mutates_args=())
+def grouped_mm_tokens(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor, out_dtype: torch.dtype) -> torch.Tensor:
+    return grouped_mm(a, b, offs, out_dtype=out_dtype)
+
+
+@grouped_mm_tokens.register_fake
+def _grouped_mm_tokens_fake(a, b, offs, out_dtype):
+    return a.new_empty((a.shape[0], b.shape[2]), dtype=out_dtype)
+
+
+def _grouped_setup(ctx, inputs, output):
+    a, b, offs, _ = inputs
+    ctx.save_for_backward(a, b, offs)
+
+
+def _grouped_backward(ctx, grad):
+    a, b, offs = ctx.saved_tensors
+    g = grad if grad.dtype == a.dtype else grad.to(a.dtype)
+    da = db = None
+    if ctx.needs_input_grad[0]:
+        da = grouped_mm(g, b.transpose(1, 2), offs, out=torch.zeros_like(a))
+    if ctx.needs_input_grad[1]:
+        db = grouped_mm(a.t(), g, offs).to(b.dtype)
+    return da, db, None, None
+
+
+grouped_mm_tokens.register_autograd(_grouped_backward, setup_context=_grouped_setup)
