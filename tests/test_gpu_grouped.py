@@ -148,3 +148,19 @@ def test_backward():
         err = ((got.float() - want).norm() / want.norm()).item()
         assert err < 1e-2, err
     assert torch.equal(a.grad[start:], torch.zeros_like(a.grad[start:]))
+
+
+def test_group_gemm_mixed_shapes_and_views():
+    g = torch.Generator(device=DEV).manual_seed(9)
+    shapes = [(1, 1, 1), (129, 300, 77), (0, 64, 64), (512, 1024, 256), (33, 0, 16), (1000, 65, 4097)]
+    la = [rand(m, k, g=g) for m, k, n in shapes]
+    lb = [rand(k, n, g=g) for m, k, n in shapes]
+    lb[1] = rand(77, 300, g=g).t()
+    la[3] = rand(1024, 512, g=g).t()
+    outs = warpgemm.group_gemm(la, lb)
+    for i, (a, b, c) in enumerate(zip(la, lb, outs)):
+        want = a.float() @ b.float()
+        assert c.shape == want.shape
+        if want.numel():
+            err = ((c.float() - want).norm() / want.norm().clamp_min(1e-30)).item()
+            assert err < 1e-2, (i, err)

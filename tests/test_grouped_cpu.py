@@ -86,3 +86,26 @@ def test_backward_matches_a_per_group_reference():
     assert torch.allclose(a.grad.float(), ra.grad, rtol=2e-2, atol=5e-2)
     assert torch.allclose(b.grad.float(), rb.grad, rtol=2e-2, atol=5e-2)
     assert torch.equal(a.grad[33:], torch.zeros(7, 16, dtype=BF))
+
+
+def test_group_gemm_mixed_problems_in_one_launch():
+    torch.manual_seed(2)
+    shapes = [(5, 7, 3), (33, 16, 40), (0, 8, 8), (16, 0, 8), (20, 24, 0), (64, 65, 33)]
+    la = [torch.randn(m, k, dtype=BF) for m, k, n in shapes]
+    lb = [torch.randn(k, n, dtype=BF) for m, k, n in shapes]
+    lb[1] = torch.randn(40, 16, dtype=BF).t()  # a transposed view
+    outs = warpgemm.group_gemm(la, lb)
+    for a, b, c in zip(la, lb, outs):
+        want = (a.float() @ b.float()).to(BF)
+        assert c.shape == want.shape and torch.equal(c, want)
+
+
+def test_group_gemm_bad_arguments():
+    a, b = torch.randn(4, 8, dtype=BF), torch.randn(8, 3, dtype=BF)
+    assert warpgemm.group_gemm([], []) == []
+    with pytest.raises(ValueError, match="same length"):
+        warpgemm.group_gemm([a], [])
+    with pytest.raises(ValueError, match="matching K"):
+        warpgemm.group_gemm([a], [b[:5]])
+    with pytest.raises(TypeError, match="dtype of list_a"):
+        warpgemm.group_gemm([a, a.half()], [b, b.half()])

@@ -13,9 +13,9 @@ from .heuristics import SHIPPED_CONFIGS, choose_config
 from .ops import library as _library  # noqa: F401  (registers torch.ops.warpgemm.*)
 from .ops.api import explain, linear, matmul
 from .ops.elementwise import add, mul
-from .ops.grouped import grouped_mm
+from .ops.grouped import group_gemm, grouped_mm
 
 __version__ = "0.1.0"
 
-__all__ = ["matmul", "linear", "explain", "add", "mul", "grouped_mm", "GemmConfig", "StreamConfig", "check_config", "choose_config", "SHIPPED_CONFIGS",
+__all__ = ["matmul", "linear", "explain", "add", "mul", "grouped_mm", "group_gemm", "GemmConfig", "StreamConfig", "check_config", "choose_config", "SHIPPED_CONFIGS",
            "set_logging", "__version__"]

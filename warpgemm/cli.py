@@ -149,6 +149,23 @@ def bench_moe(rounds: int = typer.Option(3, help="alternating timing rounds per 
     _write_json(json_path, res)
 
 
+@bench_app.command("groups")
+def bench_groups(rounds: int = typer.Option(5, help="alternating timing rounds"),
+                 json_path: Optional[Path] = _JSON_OPT):
+    """group_gemm on 4-64 mixed small problems vs a loop of torch.matmul, eager wall time on both sides."""
+    if not _has_hopper():
+        _no_gpu_notice("bench groups")
+        return
+    from .bench.groups_bench import run_groups_suite
+
+    res = run_groups_suite(rounds=rounds, progress=lambda s: console.print(s, highlight=False))
+    _print_table("bench groups (bf16, eager)", ("problems", "ms", "loop ms", "ratio"),
+                 [(str(r["problems"]), f"{r['ms']:.3f}", f"{r['ms_loop']:.3f}", f"{r['ratio_vs_loop']:.3f}")
+                  for r in res["results"]])
+    console.print(f"geomean vs loop: {res['geomean_ratio_vs_loop']:.3f}")
+    _write_json(json_path, res)
+
+
 @bench_app.command("elementwise")
 def bench_elementwise(
     rounds: int = typer.Option(5, help="alternating timing rounds per case"),
