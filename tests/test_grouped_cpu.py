@@ -109,3 +109,9 @@ def test_group_gemm_bad_arguments():
         warpgemm.group_gemm([a], [b[:5]])
     with pytest.raises(TypeError, match="dtype of list_a"):
         warpgemm.group_gemm([a, a.half()], [b, b.half()])
+
+
+def test_out_and_out_dtype_must_agree():
+    a, b, o = torch.randn(10, 16, dtype=BF), torch.randn(3, 16, 8, dtype=BF), torch.tensor([2, 5, 9], dtype=torch.int32)
+    with pytest.raises(TypeError, match="out must have dtype out_dtype"):
+        warpgemm.grouped_mm(a, b, o, out=torch.empty(10, 8, dtype=BF), out_dtype=torch.float32)

@@ -46,15 +46,26 @@ class TmaStoreEpilogue:
         self.store_tile(acc, work.batch, work.off_m, work.off_n)
 
     @gluon.jit
+    def bias_row(self, off_n, BLOCK_N: gl.constexpr, layout: gl.constexpr):
+        """The bias (any float dtype) of output columns off_n.. as a [1, BLOCK_N] fp32 row in `layout`."""
+        cols = off_n + gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, layout))
+        bias = gl.load(self.bias_ptr + cols, mask=cols < self.c_desc.shape[2], other=0.0)
+        return gl.expand_dims(bias.to(gl.float32), 0)
+
+    @gluon.jit
+    def add_bias(self, acc, off_n):
+        BLOCK_N: gl.constexpr = acc.type.shape[1]
+        layout: gl.constexpr = acc.type.layout
+        if self.HAS_BIAS:
+            acc = acc + self.bias_row(off_n, BLOCK_N, layout)
+        return acc
+
+    @gluon.jit
     def store_tile(self, acc, batch, off_m, off_n):
         BLOCK_N: gl.constexpr = acc.type.shape[1]
         CHUNK_N: gl.constexpr = self.c_desc.block_type.shape[2]
         CHUNKS: gl.constexpr = BLOCK_N // CHUNK_N
-        if self.HAS_BIAS:
-            # The bias (any float dtype) is indexed by output column and added in fp32.
-            cols = off_n + gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, acc.type.layout))
-            bias = gl.load(self.bias_ptr + cols, mask=cols < self.c_desc.shape[2], other=0.0)
-            acc = acc + gl.expand_dims(bias.to(gl.float32), 0)
+        acc = self.add_bias(acc, off_n)
         out = acc.to(self.c_desc.dtype)
         if CHUNKS == 1:
             self.store_chunk(out, 0, batch, off_m, off_n)
@@ -154,9 +165,7 @@ class SplitKEpilogue:
         offsets = gl.expand_dims(rows, 1) * BLOCK_N + gl.expand_dims(cols, 0)
         c_tile = self.out.c_smem.index(0).reshape([BLOCK_M, BLOCK_N])
         if self.out.HAS_BIAS:
-            bias_cols = work.off_n + cols
-            bias = gl.load(self.out.bias_ptr + bias_cols, mask=bias_cols < self.out.c_desc.shape[2], other=0.0)
-            bias = gl.expand_dims(bias.to(gl.float32), 0)
+            bias = self.out.bias_row(work.off_n, BLOCK_N, layout)
         # The previous tile's bulk store must have finished reading the buffer.
         tma.store_wait(0)
         for r in gl.static_range(BLOCK_M // CHUNK):
@@ -223,10 +232,7 @@ class RowBoundStoreEpilogue:
         CHUNK: gl.constexpr = 32
         c_desc = self.out.c_desc
         N = c_desc.shape[2]
-        if self.out.HAS_BIAS:
-            bias_cols = work.off_n + gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, acc.type.layout))
-            bias = gl.load(self.out.bias_ptr + bias_cols, mask=bias_cols < N, other=0.0)
-            acc = acc + gl.expand_dims(bias.to(gl.float32), 0)
+        acc = self.out.add_bias(acc, work.off_n)
         tma.store_wait(0)
         tile = self.out.c_smem.index(0).reshape([BLOCK_M, BLOCK_N])
         tile.store(acc.to(c_desc.dtype))
