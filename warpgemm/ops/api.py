@@ -25,13 +25,7 @@ def _prepare(a, b, bias, out, out_dtype, config, names):
     checks.check_tensor(an, a)
     checks.check_tensor(bn, b)
     checks.check_gemm_dtypes(a, b, an, bn)
-    if out is not None:
-        checks.check_tensor("out", out)
-        if out_dtype is None:
-            out_dtype = out.dtype
-        elif out.dtype != out_dtype:
-            raise TypeError(f"out must have dtype out_dtype ({out_dtype}), got {out.dtype}")
-    out_dtype = checks.resolve_out_dtype(a.dtype, out_dtype)
+    out_dtype = checks.resolve_out_dtype(a.dtype, out_dtype, out)
     checks.check_devices(**{an: a, bn: b, "bias": bias, "out": out})
     shapes = matmul_shapes(a, b)
     checks.check_bias(bias, shapes.N, a.dtype)

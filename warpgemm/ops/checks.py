@@ -21,7 +21,14 @@ def check_gemm_dtypes(a: torch.Tensor, b: torch.Tensor, a_name: str = "a", b_nam
         raise TypeError(f"{b_name} must have the same dtype as {a_name} ({a.dtype}), got {b.dtype}")
 
 
-def resolve_out_dtype(in_dtype: torch.dtype, out_dtype) -> torch.dtype:
+def resolve_out_dtype(in_dtype: torch.dtype, out_dtype, out: torch.Tensor | None = None) -> torch.dtype:
+    """The output dtype from out_dtype and/or a given out tensor (which must agree), defaulting to the input's."""
+    if out is not None:
+        check_tensor("out", out)
+        if out_dtype is None:
+            out_dtype = out.dtype
+        elif out.dtype != out_dtype:
+            raise TypeError(f"out must have dtype out_dtype ({out_dtype}), got {out.dtype}")
     if out_dtype is None:
         return in_dtype
     if out_dtype not in (in_dtype, torch.float32):

@@ -153,13 +153,7 @@ def grouped_mm(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor | None = Non
     checks.check_tensor("a", a)
     checks.check_tensor("b", b)
     checks.check_gemm_dtypes(a, b)
-    if out is not None:
-        checks.check_tensor("out", out)
-        if out_dtype is None:
-            out_dtype = out.dtype
-        elif out.dtype != out_dtype:
-            raise TypeError(f"out must have dtype out_dtype ({out_dtype}), got {out.dtype}")
-    out_dtype = checks.resolve_out_dtype(a.dtype, out_dtype)
+    out_dtype = checks.resolve_out_dtype(a.dtype, out_dtype, out)
     device = checks.check_devices(a=a, b=b, out=out)
     if config is not None and not isinstance(config, GemmConfig):
         raise TypeError(f"config must be a warpgemm.GemmConfig or None, got {type(config).__name__}")
