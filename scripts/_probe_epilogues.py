@@ -16,8 +16,8 @@ class MaskedOnly:
         self.inner = inner
 
     @gluon.jit
-    def create(p):
-        return MaskedOnly(RowBoundStoreEpilogue.create(p))
+    def create(p, sched):
+        return MaskedOnly(RowBoundStoreEpilogue.create(p, sched))
 
     @gluon.jit
     def store(self, acc, work):

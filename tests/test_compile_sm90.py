@@ -26,7 +26,7 @@ for cfg in CANDIDATES:
         VARIANTS.append((cfg, torch.float16, torch.float32, False, False, True))
 
 
-@pytest.mark.parametrize("cfg", SHIPPED_CONFIGS, ids=lambda c: c.name)
+@pytest.mark.parametrize("cfg", [c for c in SHIPPED_CONFIGS if not (c.swap_ab or c.stream_k)], ids=lambda c: c.name)
 @pytest.mark.parametrize("b_kmajor", [False, True])
 def test_grouped_variant_compiles_clean(cfg, b_kmajor, tmp_path):
     """The MoE form: table scheduler and row-bounded pointer stores, no TMA store, still no spills."""
@@ -50,7 +50,9 @@ def test_hopper_variant_compiles_clean(variant, tmp_path):
     kernel = compile_gemm(cfg, in_dtype=in_dt, out_dtype=out_dt, a_kmajor=a_k, b_kmajor=b_k, has_bias=bias)
     r = inspect_compiled(kernel, "gemm", str(tmp_path))
     assert r.has_wgmma, "no wgmma.mma_async in the PTX"
-    assert r.has_tma_load and r.has_tma_store, "TMA bulk tensor copies missing"
+    assert r.has_tma_load, "TMA bulk tensor loads missing"
+    # Swap-AB stores its transposed tile from registers; every other kernel stores through TMA.
+    assert r.has_tma_store != cfg.swap_ab, "TMA store missing (or present in a swap-AB kernel)"
     assert r.has_setmaxnreg, "no register reallocation between partitions"
     assert r.stack_bytes == 0 and r.local_bytes == 0, f"register spills: {r}"
     assert r.shared_bytes <= SMEM_LIMIT

@@ -48,11 +48,6 @@ def test_heuristics_always_return_a_valid_config(in_dt, out_dt):
         assert why
 
 
-def test_small_m_uses_64_row_tiles():
-    cfg, _ = choose_config(1, 16, 4096, 4096, torch.bfloat16, torch.bfloat16, 132)
-    assert cfg.block_m == 64
-
-
 def test_big_problems_use_the_widest_tile():
     cfg, _ = choose_config(1, 8192, 8192, 8192, torch.bfloat16, torch.bfloat16, 132)
     assert (cfg.block_m, cfg.block_n, cfg.consumer_warps) == (128, 256, 8)
@@ -90,6 +85,12 @@ def test_ping_pong_consumers_share_the_freed_registers():
     (GemmConfig(128, 128, 64, 4, 4, split_k=0), "split_k must be"),
     (GemmConfig(128, 128, 64, 4, 4, consumers=2, split_k=2), "not supported with ping-pong"),
     (GemmConfig(128, 128, 64, 6, 4, consumers=2), "shared memory"),
+    (GemmConfig(128, 128, 64, 4, 4, split_k=2, stream_k=True), "choose one"),
+    (GemmConfig(128, 128, 64, 4, 4, consumers=2, stream_k=True), "stream_k is not supported with ping-pong"),
+    (GemmConfig(128, 128, 64, 4, 4, consumers=2, swap_ab=True), "swap_ab is not supported with ping-pong"),
+    (GemmConfig(128, 128, 64, 4, 4, store_chunks=2, swap_ab=True), "store whole tiles"),
+    (GemmConfig(128, 8, 64, 4, 4, swap_ab=True), "block_n must be"),
+    (GemmConfig(128, 16, 128, 7, 4, swap_ab=True), "shared memory"),
 ])
 def test_invalid_variants_say_why(bad, reason):
     msg = check_config(bad, torch.bfloat16, torch.bfloat16)
@@ -109,3 +110,11 @@ def test_few_tiles_use_64_row_tiles_and_many_use_the_cooperative_tile():
     assert pick(256, 14336) == pick(128, 14336) and pick(256, 14336).block_n == 128
     assert pick(512, 28672).block_n == 256
     assert pick(256, 4096).block_m == 64
+
+
+def test_decode_shapes_swap_ab_with_stream_k():
+    for m in (1, 4, 16, 17, 32, 64):
+        cfg, why = choose_config(1, m, 4096, 4096, torch.bfloat16, torch.bfloat16, 132)
+        assert cfg.swap_ab and cfg.stream_k and "swap-AB" in why
+        assert cfg.block_n >= m and (cfg.block_n == 16 or cfg.block_n // 2 < m)
+    assert not choose_config(1, 65, 4096, 4096, torch.bfloat16, torch.bfloat16, 132)[0].swap_ab

@@ -43,5 +43,9 @@ def test_forced_config_and_small_grid():
 
 
 def test_broadcast_operand_reads_batch_zero():
-    p = plan(meta(1, 64, 64), meta(4, 64, 64), meta(4, 64, 64))
+    p = plan(meta(1, 256, 64), meta(4, 64, 64), meta(4, 256, 64))
     assert p.launch.constexprs["A_BATCHED"] is False and p.launch.constexprs["B_BATCHED"] is True
+    # Swap-AB (decode-sized M): the kernel's A is the caller's B, read transposed.
+    p = plan(meta(1, 16, 64), meta(4, 64, 64), meta(4, 16, 64))
+    assert p.config.swap_ab
+    assert p.launch.constexprs["A_BATCHED"] is True and p.launch.constexprs["B_BATCHED"] is False

@@ -130,6 +130,37 @@ def bench_sweep(suite: str = typer.Option("mid", help="dense, mid or quick"), dt
     _write_json(json_path, res)
 
 
+@bench_app.command("decode")
+def bench_decode(rounds: int = typer.Option(5, help="alternating timing rounds per pair"),
+                 configs: Optional[str] = typer.Option(None, help="comma-separated config names to sweep instead of "
+                                                                  "the heuristic's choice"),
+                 eager: bool = typer.Option(True, help="also time eager calls (host overhead included)"),
+                 m: Optional[str] = typer.Option(None, help="comma-separated M values (default 1,4,16,32,64)"),
+                 json_path: Optional[Path] = _JSON_OPT):
+    """Decode: x (M = 1-64 rows) @ W.T for the six LLM weights, bandwidth vs F.linear, weights cold in L2."""
+    if not _has_hopper():
+        _no_gpu_notice("bench decode")
+        return
+    from .bench.decode_bench import DECODE_M, decode_cases, run_decode_suite
+    from .bench.sweep import parse_config
+
+    chosen = None if not configs else [parse_config(c) for c in configs.split(",")]
+    ms = DECODE_M if not m else tuple(int(v) for v in m.split(","))
+    res = run_decode_suite(rounds=rounds, configs=chosen, eager=eager,
+                           cases=[c for c in decode_cases() if c[0] in ms],
+                           progress=lambda s: console.print(s, highlight=False))
+    _print_table("bench decode (bf16, CUDA graphs, weights cold in L2)",
+                 ("shape", "config", "us", "TB/s", "cuBLAS TB/s", "ratio", "eager ratio"),
+                 [(r["shape"], r["config"], f"{r['us']:.2f}", f"{r['tbs']:.2f}", f"{r['tbs_baseline']:.2f}",
+                   f"{r['ratio']:.3f}", f"{r.get('eager_ratio', float('nan')):.3f}") for r in res["results"]])
+    if "geomean_ratio" in res:
+        console.print(f"geomean {res['geomean_ratio']:.3f} (min {res['min_ratio']:.3f}); min TB/s: weights >= 64 MB "
+                      f"{res['min_tbs_large_weights']:.2f}, 32 MB {res['min_tbs_small_weights']:.2f}"
+                      + (f"; eager geomean {res['geomean_eager_ratio']:.3f} (min {res['min_eager_ratio']:.3f})"
+                         if "geomean_eager_ratio" in res else ""))
+    _write_json(json_path, res)
+
+
 @bench_app.command("moe")
 def bench_moe(rounds: int = typer.Option(3, help="alternating timing rounds per pair"),
               json_path: Optional[Path] = _JSON_OPT):

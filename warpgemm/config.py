@@ -37,6 +37,12 @@ class GemmConfig:
     store_chunks: 1 = the finished tile goes out through one tile-sized shared buffer; 2 or 4 = in that many
         column chunks through two chunk-sized buffers that alternate (one chunk's TMA store overlaps the next
         chunk's conversion), which frees shared memory for a deeper operand ring.
+    stream_k: False = tiles (or split-K parts) are the units; True = stream-K: all tiles' K steps, laid end to
+        end, are cut into one even range per program; a tile spread over several programs is summed by the last
+        of them in program order (deterministic).
+    swap_ab: False = C = A @ B; True = the kernel computes C^T = B^T @ A^T, so a tiny M lands on wgmma's narrow
+        N side (block_n rows of A per tile) and the wide N on its 64-row side (block_m columns of C per tile);
+        the transposed tile is written with ordinary stores.
     """
 
     block_m: int = 128
@@ -49,21 +55,29 @@ class GemmConfig:
     consumers: int = 1
     split_k: int = 1
     store_chunks: int = 1
+    stream_k: bool = False
+    swap_ab: bool = False
 
     @property
     def name(self) -> str:
         return (f"{self.block_m}x{self.block_n}x{self.block_k}_s{self.stages}"
                 f"_w{self.consumer_warps}_g{self.group_m}" + ("_pp" if self.consumers == 2 else "")
                 + (f"_sk{self.split_k}" if self.split_k > 1 else "")
-                + (f"_c{self.store_chunks}" if self.store_chunks > 1 else ""))
+                + (f"_c{self.store_chunks}" if self.store_chunks > 1 else "")
+                + ("_streamk" if self.stream_k else "") + ("_swap" if self.swap_ab else ""))
 
     def epilogue_buffers(self) -> int:
+        if self.swap_ab:
+            return 0  # the transposed tile is stored from registers
         return 2 if self.store_chunks > 1 else 1
 
     def smem_bytes(self, in_dtype: torch.dtype, out_dtype: torch.dtype) -> int:
         ring = self.stages * (self.block_m + self.block_n) * self.block_k * in_dtype.itemsize
         epilogue = (self.consumers * self.epilogue_buffers() * self.block_m * (self.block_n // self.store_chunks)
                     * out_dtype.itemsize)
+        if self.swap_ab:
+            # The transposed store converts the fp32 tile's layout through shared scratch.
+            epilogue = self.block_m * self.block_n * 4
         barriers = 2 * self.stages * 8
         return ring + epilogue + barriers + SMEM_SLACK
 
@@ -88,8 +102,8 @@ def check_config(cfg: GemmConfig, in_dtype: torch.dtype, out_dtype: torch.dtype)
     bm, bn, bk = cfg.block_m, cfg.block_n, cfg.block_k
     if bm not in (64, 128, 256):
         return f"block_m must be 64, 128 or 256, got {bm}"
-    if bn not in (64, 128, 192, 256):
-        return f"block_n must be 64, 128, 192 or 256, got {bn}"
+    if bn not in (16, 32, 64, 128, 192, 256):
+        return f"block_n must be 16, 32, 64, 128, 192 or 256, got {bn}"
     if bk not in (32, 64, 128):
         return f"block_k must be 32, 64 or 128, got {bk}"
     if bk * in_dtype.itemsize < 32:
@@ -108,14 +122,22 @@ def check_config(cfg: GemmConfig, in_dtype: torch.dtype, out_dtype: torch.dtype)
         return f"store_chunks={cfg.store_chunks} leaves {bn // cfg.store_chunks}-column chunks: under 32 bytes per row"
     if cfg.split_k > 1 and cfg.store_chunks > 1:
         return "split_k > 1 stores whole tiles: store_chunks must be 1"
+    if cfg.stream_k and cfg.split_k > 1:
+        return "stream_k and split_k > 1 are two ways of cutting K: choose one"
+    if cfg.stream_k and cfg.consumers > 1:
+        return "stream_k is not supported with ping-pong consumers (consumers=2)"
+    if (cfg.stream_k or cfg.swap_ab) and cfg.store_chunks > 1:
+        return "stream_k and swap_ab store whole tiles: store_chunks must be 1"
+    if cfg.swap_ab and cfg.consumers > 1:
+        return "swap_ab is not supported with ping-pong consumers (consumers=2)"
     if cfg.split_k > 1 and cfg.consumers > 1:
         # Measured: the combination faults on the GPU (notes/perf.md); it is not offered until that is understood.
         return "split_k > 1 is not supported with ping-pong consumers (consumers=2)"
     # wgmma gives each warpgroup (4 warps) slabs of 64 rows: the tile must hold one per warpgroup.
     if bm < 16 * cfg.consumer_warps:
         return f"block_m={bm} is too small for {cfg.consumer_warps} consumer warps (needs >= {16 * cfg.consumer_warps})"
-    if cfg.stages < 2 or cfg.stages > 8:
-        return f"stages must be between 2 and 8, got {cfg.stages}"
+    if cfg.stages < 2 or cfg.stages > 12:
+        return f"stages must be between 2 and 12, got {cfg.stages}"
     if cfg.group_m < 1:
         return f"group_m must be >= 1, got {cfg.group_m}"
     if not (24 <= cfg.producer_regs <= 256 and cfg.producer_regs % 8 == 0):

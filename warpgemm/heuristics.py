@@ -2,7 +2,9 @@
 
 The rules are few and each rests on `warpgemm bench sweep` runs (notes/perf.md, results/*/sweep_*.json):
 
-- M <= 64: 64-row tiles (a 128-row wgmma would be half padding).
+- M <= 64 (decode): swap-AB + stream-K. The weight's N rows go on wgmma's 64-row side (128-row tiles) and the
+  few rows of x on its narrow N side (16, 32 or 64), and all tiles' K steps are shared evenly over one program
+  per SM: these shapes stream the weight once, so every SM must stream an equal share from start to end.
 - Fewer than half as many 128x128 tiles as SMs (e.g. M = 128-256 against a 4096-8192-wide weight): 64x128
   tiles with an 8-deep ring. One SM streams operands at only ~100-125 GB/s, so small problems need many SMs
   busy, and deep rings keep each SM's bytes in flight.
@@ -30,7 +32,18 @@ MEDIUM_FP32_OUT = MEDIUM.replace(stages=4)
 # One warpgroup on 64-row tiles: tiny M, or too few 128-row tiles to occupy the SMs.
 SMALL = GemmConfig(block_m=64, block_n=128, block_k=64, stages=8, consumer_warps=4, group_m=8)
 
-SHIPPED_CONFIGS: tuple[GemmConfig, ...] = (LARGE, MEDIUM, MEDIUM_FP32_OUT, SMALL)
+# Decode (M <= 64), by the rows of x a tile holds: 128 weight rows x 128 K per stage, as deep a ring as fits.
+DECODE = {
+    16: GemmConfig(block_m=128, block_n=16, block_k=128, stages=6, consumer_warps=4, stream_k=True, swap_ab=True),
+    32: GemmConfig(block_m=128, block_n=32, block_k=128, stages=5, consumer_warps=4, stream_k=True, swap_ab=True),
+    64: GemmConfig(block_m=128, block_n=64, block_k=128, stages=4, consumer_warps=4, stream_k=True, swap_ab=True),
+}
+
+SHIPPED_CONFIGS: tuple[GemmConfig, ...] = (LARGE, MEDIUM, MEDIUM_FP32_OUT, SMALL) + tuple(DECODE.values())
+
+
+def decode_config(M: int) -> GemmConfig:
+    return DECODE[16 if M <= 16 else 32 if M <= 32 else 64]
 
 
 def _cdiv(a: int, b: int) -> int:
@@ -44,7 +57,8 @@ def choose_config(batches: int, M: int, N: int, K: int, in_dtype: torch.dtype, o
     tiles_128 = batches * _cdiv(M, 128) * _cdiv(N, 128)
     tiles_large = batches * _cdiv(M, 128) * _cdiv(N, 256)
     if M <= 64:
-        order, why = (SMALL, MEDIUM, MEDIUM_FP32_OUT), f"M={M} <= 64: 64-row tiles"
+        order, why = (decode_config(M), SMALL, MEDIUM_FP32_OUT), \
+            f"M={M} <= 64: swap-AB (weight rows on wgmma's M side) + stream-K over {num_sms} SMs"
     elif tiles_128 < num_sms // 2:
         order, why = (SMALL, MEDIUM_FP32_OUT), f"{tiles_128} 128x128 tiles for {num_sms} SMs: 64x128 tiles"
     elif M >= 512 and tiles_large >= num_sms // 2:

@@ -31,8 +31,23 @@ MID_CANDIDATES: tuple[GemmConfig, ...] = (
 ) + tuple(_C(128, 128, 64, 6, 4, split_k=s) for s in (1, 2, 3, 4)) \
   + tuple(_C(64, 128, 64, 8, 4, split_k=s) for s in (1, 2, 3, 4)) \
   + (_C(128, 128, 128, 3, 4, split_k=2), _C(64, 256, 64, 4, 4, split_k=2), _C(128, 256, 64, 3, 8, split_k=2))
-CANDIDATES = tuple(dict.fromkeys(DENSE_CANDIDATES + MID_CANDIDATES))
-SUITE_CANDIDATES = {"dense": DENSE_CANDIDATES, "quick": DENSE_CANDIDATES, "mid": MID_CANDIDATES}
+# Stream-K on the mid shapes (tiles of a last, partly filled wave spread evenly over the SMs).
+MID_CANDIDATES += (_C(128, 128, 64, 6, 4, stream_k=True), _C(64, 128, 64, 8, 4, stream_k=True),
+                   _C(128, 256, 64, 3, 8, stream_k=True), _C(128, 16, 128, 6, 4, swap_ab=True, stream_k=True))
+# Decode (M <= 64): swap-AB with stream-K or split-K, tile heights and ring shapes; the plain 64-row kernel.
+DECODE_CANDIDATES: tuple[GemmConfig, ...] = (
+    _C(128, 16, 128, 6, 4, stream_k=True, swap_ab=True),
+    _C(128, 16, 64, 12, 4, stream_k=True, swap_ab=True),
+    _C(64, 16, 128, 10, 4, stream_k=True, swap_ab=True),
+    _C(256, 16, 64, 6, 4, stream_k=True, swap_ab=True),
+    _C(128, 16, 128, 6, 4, split_k=4, swap_ab=True),
+    _C(128, 16, 128, 6, 4, swap_ab=True),
+    _C(64, 128, 64, 8, 4, stream_k=True),
+    _C(64, 128, 64, 8, 4),
+)
+CANDIDATES = tuple(dict.fromkeys(DENSE_CANDIDATES + MID_CANDIDATES + DECODE_CANDIDATES))
+SUITE_CANDIDATES = {"dense": DENSE_CANDIDATES, "quick": DENSE_CANDIDATES, "mid": MID_CANDIDATES,
+                    "decode": DECODE_CANDIDATES}
 
 
 def parse_config(text: str) -> GemmConfig:
@@ -43,6 +58,10 @@ def parse_config(text: str) -> GemmConfig:
     for p in parts[1:]:
         if p == "pp":
             fields["consumers"] = 2
+        elif p == "streamk":
+            fields["stream_k"] = True
+        elif p == "swap":
+            fields["swap_ab"] = True
         elif p.startswith("sk"):
             fields["split_k"] = int(p[2:])
         elif p.startswith("c"):

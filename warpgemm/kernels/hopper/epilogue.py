@@ -2,7 +2,8 @@
 
 The interface the GEMM consumer relies on:
 
-    epi = Epilogue.create(p)     # inside the consumer partition (p: GemmOperands); may allocate shared memory
+    epi = Epilogue.create(p, sched)  # inside the consumer partition (p: GemmOperands, sched: its scheduler); may
+                                     # allocate shared memory
     epi.store(acc, work)         # once per work unit (work: scheduler.WorkItem)
     epi.drain()                  # before the partition returns
 """
@@ -35,7 +36,7 @@ class TmaStoreEpilogue:
         self.HAS_BIAS = gl.constexpr(HAS_BIAS)
 
     @gluon.jit
-    def create(p):
+    def create(p, sched):
         CHUNKS: gl.constexpr = p.block_n() // p.c_desc.block_type.shape[2]
         BUFFERS: gl.constexpr = 2 if CHUNKS > 1 else 1
         c_smem = gl.allocate_shared_memory(p.c_desc.dtype, [BUFFERS] + p.c_desc.block_type.shape, p.c_desc.layout)
@@ -97,93 +98,108 @@ class TmaStoreEpilogue:
         fence_async_shared()
         tma.async_copy_shared_to_global(self.c_desc, [batch, off_m, off_n], dst)
 
+    # Row staging, for epilogues that assemble a tile in pieces (the split-K and stream-K reductions):
+    # begin_rows(); put_rows(rows, r0, ...) for each [R, BLOCK_N] fp32 slab; end_rows(...) stores the tile.
+    @gluon.jit
+    def begin_rows(self):
+        # The previous tile's bulk store must have finished reading the buffer.
+        tma.store_wait(0)
+
+    @gluon.jit
+    def put_rows(self, vals, r0, batch, off_m, off_n):
+        ROWS: gl.constexpr = vals.type.shape[0]
+        BLOCK_M: gl.constexpr = self.c_desc.block_type.shape[1]
+        BLOCK_N: gl.constexpr = self.c_desc.block_type.shape[2]
+        vals = self.add_bias(vals, off_n)
+        self.c_smem.index(0).reshape([BLOCK_M, BLOCK_N]).slice(r0, ROWS, dim=0).store(vals.to(self.c_desc.dtype))
+
+    @gluon.jit
+    def end_rows(self, batch, off_m, off_n):
+        fence_async_shared()
+        tma.async_copy_shared_to_global(self.c_desc, [batch, off_m, off_n], self.c_smem.index(0))
+
     @gluon.jit
     def drain(self):
         tma.store_wait(0)
 
 
 @gluon.constexpr_function
-def reduce_layout(block_n, num_warps):
-    # Rows of 4-element (16-byte) vectors across a warp: coalesced partial reads.
-    return gl.BlockedLayout([1, 4], [32 * 4 // min(block_n, 128), min(block_n, 128) // 4], [num_warps, 1], [1, 0])
+def column_store_layout(block_m, block_n, bitwidth, num_warps):
+    # A transposed tile: its rows are C's columns, so dim 0 is the contiguous one in memory. 16 bytes per thread
+    # down dim 0, a warp down as much of it as it spans, warps across dim 1.
+    vec = 128 // bitwidth
+    down = max(1, min(32, block_m // vec))
+    return gl.BlockedLayout([vec, 1], [down, 32 // down], [1, num_warps], [0, 1])
 
 
 @aggregate
-class SplitKEpilogue:
-    """Split-K: every part of a tile writes its fp32 partial to global scratch and counts itself in the tile's
-    semaphore; the part that arrives last sums all SPLIT_K partials in part order (its own from registers) and
-    stores the tile through a TmaStoreEpilogue. The sum's order never depends on arrival order, so results are
-    bitwise repeatable. The last part also resets the semaphore, leaving the scratch zeroed for the next launch.
+class TransposedStoreEpilogue:
+    """Swap-AB: the kernel computed a tile of C^T (rows = C's columns off_m.., columns = C's rows off_n..). It is
+    written to C with ordinary masked stores, 16 bytes per thread along C's rows. Swap-AB is chosen when C has few
+    rows, so the tile is small and a register-to-global store costs less than staging it for TMA."""
 
-    Scratch: partials [tiles, SPLIT_K, BLOCK_M, BLOCK_N] fp32 and one int32 semaphore per tile, owned by the host
-    per (device, stream).
-    """
-
-    out: TmaStoreEpilogue
-    partials_ptr: gl.tensor
-    semaphores_ptr: gl.tensor
-    SPLIT_K: gl.constexpr
+    c_desc: tma.tensor_descriptor
+    out_ptr: gl.tensor
+    bias_ptr: gl.tensor
+    HAS_BIAS: gl.constexpr
 
     @gluon.constexpr_function
-    def __init__(self, out, partials_ptr, semaphores_ptr, SPLIT_K):
-        self.out = out
-        self.partials_ptr = partials_ptr
-        self.semaphores_ptr = semaphores_ptr
-        self.SPLIT_K = gl.constexpr(SPLIT_K)
+    def __init__(self, c_desc, out_ptr, bias_ptr, HAS_BIAS):
+        self.c_desc = c_desc
+        self.out_ptr = out_ptr
+        self.bias_ptr = bias_ptr
+        self.HAS_BIAS = gl.constexpr(HAS_BIAS)
 
     @gluon.jit
-    def create(p):
-        return SplitKEpilogue(TmaStoreEpilogue.create(p), p.partials_ptr, p.semaphores_ptr, p.SPLIT_K)
+    def create(p, sched):
+        return TransposedStoreEpilogue(p.c_desc, p.out_ptr, p.bias_ptr, p.HAS_BIAS)
 
     @gluon.jit
     def store(self, acc, work):
-        BLOCK_M: gl.constexpr = self.out.c_desc.block_type.shape[1]
-        BLOCK_N: gl.constexpr = self.out.c_desc.block_type.shape[2]
-        layout: gl.constexpr = acc.type.layout
-        rows = gl.arange(0, BLOCK_M, layout=gl.SliceLayout(1, layout))
-        cols = gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, layout))
-        offsets = gl.expand_dims(rows, 1) * BLOCK_N + gl.expand_dims(cols, 0)
-        tile_base = self.partials_ptr + work.tile.to(gl.int64) * (self.SPLIT_K * BLOCK_M * BLOCK_N)
-        gl.store(tile_base + work.split * (BLOCK_M * BLOCK_N) + offsets, acc)
-        # Every thread's partial is written before one thread publishes the count (release, GPU scope).
-        gl.thread_barrier()
-        arrived = gl.atomic_add(self.semaphores_ptr + work.tile, 1, sem="acq_rel", scope="gpu")
-        if arrived == self.SPLIT_K - 1:
-            self.reduce(tile_base, work)
-            gl.atomic_xchg(self.semaphores_ptr + work.tile, 0, sem="relaxed", scope="gpu")
+        self.store_tile(acc, work.batch, work.off_m, work.off_n)
 
     @gluon.jit
-    def reduce(self, tile_base, work):
-        """Sum the parts in part order, CHUNK rows at a time (the accumulator is dead by now: a whole second
-        tile in registers would spill), into the output tile in shared memory, then one TMA store."""
-        BLOCK_M: gl.constexpr = self.out.c_desc.block_type.shape[1]
-        BLOCK_N: gl.constexpr = self.out.c_desc.block_type.shape[2]
-        CHUNK: gl.constexpr = 32
-        layout: gl.constexpr = reduce_layout(BLOCK_N, gl.num_warps())
-        rows = gl.arange(0, CHUNK, layout=gl.SliceLayout(1, layout))
-        cols = gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, layout))
-        offsets = gl.expand_dims(rows, 1) * BLOCK_N + gl.expand_dims(cols, 0)
-        c_tile = self.out.c_smem.index(0).reshape([BLOCK_M, BLOCK_N])
-        if self.out.HAS_BIAS:
-            bias = self.out.bias_row(work.off_n, BLOCK_N, layout)
-        # The previous tile's bulk store must have finished reading the buffer.
-        tma.store_wait(0)
-        for r in gl.static_range(BLOCK_M // CHUNK):
-            # Unrolled over the parts: straight-line code lets the loads of all parts be in flight at once (a
-            # run-time loop would wait out one L2 round trip per part). .cg reads from L2, where the other SMs'
-            # partials are. The sum runs in part order whatever the arrival order.
-            total = gl.load(tile_base + r * CHUNK * BLOCK_N + offsets, cache_modifier=".cg")
-            for s in gl.static_range(1, self.SPLIT_K):
-                total += gl.load(tile_base + (s * BLOCK_M + r * CHUNK) * BLOCK_N + offsets, cache_modifier=".cg")
-            if self.out.HAS_BIAS:
-                total = total + bias
-            c_tile.slice(r * CHUNK, CHUNK, dim=0).store(total.to(self.out.c_desc.dtype))
-        fence_async_shared()
-        tma.async_copy_shared_to_global(self.out.c_desc, [work.batch, work.off_m, work.off_n], self.out.c_smem.index(0))
+    def store_tile(self, acc, batch, off_m, off_n):
+        self.put_rows(acc, 0, batch, off_m, off_n)
+
+    @gluon.jit
+    def begin_rows(self):
+        pass
+
+    @gluon.jit
+    def put_rows(self, vals, r0, batch, off_m, off_n):
+        ROWS: gl.constexpr = vals.type.shape[0]
+        COLS: gl.constexpr = vals.type.shape[1]
+        layout: gl.constexpr = column_store_layout(ROWS, COLS, self.c_desc.dtype.primitive_bitwidth, gl.num_warps())
+        vals = gl.convert_layout(vals, layout)
+        c_cols = off_m + r0 + gl.arange(0, ROWS, layout=gl.SliceLayout(1, layout))
+        c_rows = off_n + gl.arange(0, COLS, layout=gl.SliceLayout(0, layout))
+        n_cols = self.c_desc.shape[2]
+        if self.HAS_BIAS:
+            bias = gl.load(self.bias_ptr + c_cols, mask=c_cols < n_cols, other=0.0)
+            vals = vals + gl.expand_dims(bias.to(gl.float32), 1)
+        offsets = (batch.to(gl.int64) * self.c_desc.strides[0] + gl.expand_dims(c_rows.to(gl.int64), 0)
+                   * self.c_desc.strides[1] + gl.expand_dims(c_cols, 1))
+        mask = gl.expand_dims(c_cols < n_cols, 1) & gl.expand_dims(c_rows < self.c_desc.shape[1], 0)
+        gl.store(self.out_ptr + offsets, vals.to(self.c_desc.dtype), mask=mask)
+
+    @gluon.jit
+    def end_rows(self, batch, off_m, off_n):
+        pass
 
     @gluon.jit
     def drain(self):
-        self.out.drain()
+        pass
+
+
+@gluon.jit
+def output_epilogue(p):
+    """The epilogue that writes whole finished tiles of this kernel's output."""
+    if p.SWAP_AB:
+        out = TransposedStoreEpilogue.create(p, 0)
+    else:
+        out = TmaStoreEpilogue.create(p, 0)
+    return out
 
 
 @gluon.constexpr_function
@@ -210,8 +226,8 @@ class RowBoundStoreEpilogue:
         self.out_ptr = out_ptr
 
     @gluon.jit
-    def create(p):
-        return RowBoundStoreEpilogue(TmaStoreEpilogue.create(p), p.out_ptr)
+    def create(p, sched):
+        return RowBoundStoreEpilogue(TmaStoreEpilogue.create(p, sched), p.out_ptr)
 
     @gluon.jit
     def store(self, acc, work):

@@ -6,19 +6,30 @@ import torch
 import triton
 
 from ...config import GemmConfig, launch_warps, worker_consumer_regs
-from .epilogue import RowBoundStoreEpilogue
-from .gemm_kernel import GroupedTileScheduler, SplitKEpilogue, TmaStoreEpilogue, gemm_kernel
-from .scheduler import ExpertTileScheduler
+from .epilogue import RowBoundStoreEpilogue, TmaStoreEpilogue, TransposedStoreEpilogue
+from .gemm_kernel import gemm_kernel
+from .partial_sums import PartialSumEpilogue
+from .scheduler import ExpertTileScheduler, GroupedTileScheduler, StreamKScheduler
 from .launch import CachedKernel, LightDesc, full_desc, nvmma_layout
 from .scratch import split_k_scratch, unused_pointers
+from .. import stream_k_plan
 from .tma_operands import TmaGeometry
 
 
 def operand_blocks(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool):
+    """TMA boxes of the kernel's A and B operands (the caller's B and A when swapped) and of C."""
     bm, bn, bk = cfg.block_m, cfg.block_n, cfg.block_k
     a_block = (1, bm, bk) if a_kmajor else (1, bk, bm)
     b_block = (1, bn, bk) if b_kmajor else (1, bk, bn)
-    return a_block, b_block, (1, bm, bn // cfg.store_chunks)
+    c_block = (1, bn, bm) if cfg.swap_ab else (1, bm, bn // cfg.store_chunks)
+    return a_block, b_block, c_block
+
+
+def swapped(g: TmaGeometry) -> TmaGeometry:
+    """The same memory read as the transposed operand: (batch, d1, d2) -> (batch, d2, d1)."""
+    return TmaGeometry(g.shape, g.strides, 3 - g.contiguous_dim)
+
+
 
 
 def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched: bool, b_batched: bool,
@@ -29,9 +40,14 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
     if grouped:
         scheduler, epilogue = ExpertTileScheduler, RowBoundStoreEpilogue
     else:
-        scheduler, epilogue = GroupedTileScheduler, SplitKEpilogue if cfg.split_k > 1 else TmaStoreEpilogue
+        scheduler = StreamKScheduler if cfg.stream_k else GroupedTileScheduler
+        if cfg.stream_k or cfg.split_k > 1:
+            epilogue = PartialSumEpilogue
+        else:
+            epilogue = TransposedStoreEpilogue if cfg.swap_ab else TmaStoreEpilogue
     return dict(A_KMAJOR=a_kmajor, B_KMAJOR=b_kmajor, A_BATCHED=a_batched, B_BATCHED=b_batched, HAS_BIAS=has_bias,
                 GROUP_M=cfg.group_m, STAGES=cfg.stages, SPLIT_K=cfg.split_k, CONSUMERS=cfg.consumers,
+                SWAP_AB=cfg.swap_ab,
                 PRODUCER_REGS=cfg.producer_regs, CONSUMER_REGS=worker_consumer_regs(cfg),
                 SchedulerImpl=scheduler, EpilogueImpl=epilogue)
 
@@ -39,22 +55,34 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
 class GemmLaunch:
     """One Hopper GEMM call signature: c = a @ b (+ bias) with fixed geometry, launched many times."""
 
-    __slots__ = ("cfg", "a", "b", "c", "blocks", "grid", "kernel", "tiles", "partial_elems")
+    __slots__ = ("cfg", "a", "b", "c", "blocks", "grid", "kernel", "tiles", "partial_elems", "swap")
 
     def __init__(self, cfg: GemmConfig, a: TmaGeometry, b: TmaGeometry, c: TmaGeometry, a_batched: bool,
                  b_batched: bool, has_bias: bool, num_sms: int, groups: int = 0):
-        """groups > 0: the grouped (MoE) form over that many groups; tiles are counted on the device, so the
-        grid is sized for the most there can be."""
+        """a, b, c: the caller's operands (c = a @ b). groups > 0: the grouped (MoE) form over that many groups;
+        tiles are counted on the device, so the grid is sized for the most there can be."""
+        self.swap = cfg.swap_ab
+        if self.swap:
+            # The kernel computes c^T = b^T @ a^T: its A is the caller's B read transposed, and so on.
+            a, b, a_batched, b_batched = swapped(b), swapped(a), b_batched, a_batched
         self.cfg, self.a, self.b, self.c = cfg, a, b, c
         a_kmajor, b_kmajor = a.contiguous_dim == 2, b.contiguous_dim == 1
         self.blocks = operand_blocks(cfg, a_kmajor, b_kmajor)
         batches, M, N = c.shape
+        if self.swap:
+            M, N = N, M
         if groups:
             batches = 1
             M = M + groups * cfg.block_m  # each group adds at most one partial row tile
         self.tiles = batches * triton.cdiv(M, cfg.block_m) * triton.cdiv(N, cfg.block_n)
-        self.partial_elems = self.tiles * cfg.split_k * cfg.block_m * cfg.block_n if cfg.split_k > 1 else 0
-        self.grid = min(num_sms, self.tiles * cfg.split_k)
+        tile_elems = cfg.block_m * cfg.block_n
+        if cfg.stream_k:
+            num_k = triton.cdiv(a.shape[2] if a_kmajor else a.shape[1], cfg.block_k)
+            self.grid = stream_k_plan.grid(self.tiles, num_k, num_sms)
+            self.partial_elems = 2 * self.grid * tile_elems  # two slots per program (scheduler.StreamKScheduler)
+        else:
+            self.grid = min(num_sms, self.tiles * cfg.split_k)
+            self.partial_elems = self.tiles * cfg.split_k * tile_elems if cfg.split_k > 1 else 0
         num_warps, maxnreg = launch_warps(cfg)
         self.kernel = CachedKernel(gemm_kernel,
                                    kernel_constexprs(cfg, a_kmajor, b_kmajor, a_batched, b_batched, has_bias,
@@ -70,6 +98,8 @@ class GemmLaunch:
         """Launch on the current device and stream. `bias`, when given, is a contiguous (N,) float tensor;
         `group_table` (grouped form only) comes from kernels.group_table."""
         bias_arg = bias if bias is not None else c
+        if self.swap:
+            a, b = b, a
         ga, gb, gc = self.a, self.b, self.c
         device = c.device.index
         if self.partial_elems:

@@ -4,18 +4,16 @@ One program per SM (at most). Shared memory holds an S-slot ring of (A, B) tiles
 tile; a one-warp TMA producer fills the ring; one consumer (the default partition, one or two wgmma warpgroups
 on a tile) or two ping-pong consumers (one warpgroup each, alternate units) drain it and store each finished
 tile through the epilogue. The scheduler and epilogue are constexpr policy classes so the same body serves other
-schedules and epilogues (split-K's partial-sum reduction is one).
+schedules and epilogues (split-K's and stream-K's partial-sum reduction, swap-AB's transposed store).
 """
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import mbarrier
 
-from .epilogue import SplitKEpilogue, TmaStoreEpilogue
 from .partitions import GemmOperands, tma_producer, wgmma_consumer
 from .pipeline import BarrierRing
-from .scheduler import GroupedTileScheduler
 
-__all__ = ["gemm_kernel", "accumulator_layout", "GroupedTileScheduler", "TmaStoreEpilogue", "SplitKEpilogue"]
+__all__ = ["gemm_kernel", "accumulator_layout"]
 
 
 @gluon.constexpr_function
@@ -29,7 +27,8 @@ def accumulator_layout(block_m, block_n, num_warps):
 def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,  #
                 A_KMAJOR: gl.constexpr, B_KMAJOR: gl.constexpr, A_BATCHED: gl.constexpr, B_BATCHED: gl.constexpr,
                 HAS_BIAS: gl.constexpr, GROUP_M: gl.constexpr, STAGES: gl.constexpr, SPLIT_K: gl.constexpr,
-                CONSUMERS: gl.constexpr, PRODUCER_REGS: gl.constexpr, CONSUMER_REGS: gl.constexpr,
+                CONSUMERS: gl.constexpr, SWAP_AB: gl.constexpr, PRODUCER_REGS: gl.constexpr,
+                CONSUMER_REGS: gl.constexpr,
                 SchedulerImpl: gl.constexpr, EpilogueImpl: gl.constexpr, num_warps: gl.constexpr):
     a_bufs = gl.allocate_shared_memory(a_desc.dtype, [STAGES] + a_desc.block_type.shape, a_desc.layout)
     b_bufs = gl.allocate_shared_memory(b_desc.dtype, [STAGES] + b_desc.block_type.shape, b_desc.layout)
@@ -41,7 +40,7 @@ def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, 
         mbarrier.init(turns.index(c), count=1)
     p = GemmOperands(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,
                      a_bufs, b_bufs, ring, turns,
-                     A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, GROUP_M, SPLIT_K, CONSUMERS)
+                     A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB)
     acc_layout: gl.constexpr = accumulator_layout(p.block_m(), p.block_n(), num_warps)
     if CONSUMERS == 1:
         gl.warp_specialize([

@@ -42,11 +42,12 @@ class GemmOperands:
     GROUP_M: gl.constexpr
     SPLIT_K: gl.constexpr
     CONSUMERS: gl.constexpr
+    SWAP_AB: gl.constexpr
 
     @gluon.constexpr_function
     def __init__(self, a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,
                  a_bufs, b_bufs, ring, turns,
-                 A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, GROUP_M, SPLIT_K, CONSUMERS):
+                 A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB):
         self.a_desc = a_desc
         self.b_desc = b_desc
         self.c_desc = c_desc
@@ -67,11 +68,13 @@ class GemmOperands:
         self.GROUP_M = gl.constexpr(GROUP_M)
         self.SPLIT_K = gl.constexpr(SPLIT_K)
         self.CONSUMERS = gl.constexpr(CONSUMERS)
+        self.SWAP_AB = gl.constexpr(SWAP_AB)
 
-    # Static tile shape, read off the descriptors' boxes.
+    # Static tile shape, read off the operand descriptors' boxes (with SWAP_AB the output descriptor is C's, not
+    # the product's: A is the caller's B transposed and the tile is stored transposed).
     @gluon.constexpr_function
     def block_m(self):
-        return self.c_desc.block_type.shape[1]
+        return self.a_desc.block_type.shape[1] if self.A_KMAJOR else self.a_desc.block_type.shape[2]
 
     @gluon.constexpr_function
     def block_n(self):
@@ -81,6 +84,15 @@ class GemmOperands:
     @gluon.constexpr_function
     def block_k(self):
         return self.a_desc.block_type.shape[2] if self.A_KMAJOR else self.a_desc.block_type.shape[1]
+
+    @gluon.jit
+    def gemm_m(self):
+        """Rows of the product the kernel computes (C's columns under SWAP_AB)."""
+        return self.c_desc.shape[2] if self.SWAP_AB else self.c_desc.shape[1]
+
+    @gluon.jit
+    def gemm_n(self):
+        return self.c_desc.shape[1] if self.SWAP_AB else self.c_desc.shape[2]
 
     @gluon.jit
     def num_k_steps(self):
@@ -155,8 +167,8 @@ def wgmma_consumer(p: GemmOperands, SchedulerImpl: gl.constexpr, EpilogueImpl: g
     """
     BM: gl.constexpr = p.block_m()
     BN: gl.constexpr = p.block_n()
-    epi = EpilogueImpl.create(p)
     sched = p.scheduler(SchedulerImpl)
+    epi = EpilogueImpl.create(p, sched)
     steps = 0  # ring steps taken by all units before unit i (this consumer's and the other's)
     for i in range(sched.local_count()):
         work = sched.work(i)

@@ -88,7 +88,7 @@ class GroupedTileScheduler:
 
     @gluon.jit
     def create(p):
-        return GroupedTileScheduler.make(p.c_desc.shape[0], p.c_desc.shape[1], p.c_desc.shape[2],
+        return GroupedTileScheduler.make(p.c_desc.shape[0], p.gemm_m(), p.gemm_n(),
                                          p.num_k_steps(), p.block_m(), p.block_n(), p.GROUP_M, p.SPLIT_K)
 
     @gluon.jit
@@ -125,6 +125,21 @@ class GroupedTileScheduler:
         tile_m, tile_n = grouped_order(t - batch * per_batch, self.tiles_m, self.tiles_n, self.GROUP_M)
         return WorkItem(batch, tile_m * self.BLOCK_M, tile_n * self.BLOCK_N, tile, split, k_first, k_count,
                         (tile_m + 1) * self.BLOCK_M)
+
+    # Where split-K parts keep their partial sums (epilogues that reduce parts call these; see StreamKScheduler).
+    @gluon.constexpr_function
+    def whole_units(self):
+        """Whether a unit can cover a whole tile alone (its tile then needs no reduction)."""
+        return self.SPLIT_K == 1
+
+    @gluon.jit
+    def partial_slot(self, work):
+        return work.tile * self.SPLIT_K + work.split
+
+    @gluon.jit
+    def tile_parts(self, tile):
+        first = tile * self.SPLIT_K
+        return self.SPLIT_K, first, first, 1
 
 
 @aggregate
@@ -179,3 +194,107 @@ class ExpertTileScheduler:
         row = gl.load(entry + 1)
         end = gl.load(entry + 2)
         return WorkItem(group, row, tile_n * self.BLOCK_N, t, t * 0, t * 0, self.num_k, end)
+
+
+@gluon.jit
+def stream_k_start(program, programs, total):
+    """First K step (in the tiles' K steps laid end to end) of `program`'s even share of `total` steps."""
+    return program.to(gl.int64) * total // programs
+
+
+@gluon.jit
+def stream_k_owner(step, programs, total):
+    """The program whose share holds K step `step`: the largest q with stream_k_start(q) <= step."""
+    return (((step.to(gl.int64) + 1) * programs + total - 1) // total - 1).to(gl.int32)
+
+
+@aggregate
+class StreamKScheduler:
+    """Stream-K: the K steps of all tiles, laid end to end (tile by tile in the grouped order), are cut into one
+    contiguous, even share per program. A program's share starts part-way into a tile, covers whole tiles, and ends
+    part-way into another, so each unit is one tile's run of K steps within the share; only the first and the last
+    unit of a share can be partial. Every program does the same number of K steps (+-1) whatever the tile count,
+    which is what removes the idle tail of a last, partly filled wave of tiles.
+
+    The grid must not exceed the total number of K steps (every share non-empty). A unit's `split` is the scratch
+    slot its partial goes to: 2 * program for the share's first unit, 2 * program + 1 for its last.
+    """
+
+    first_tile: gl.tensor
+    start: gl.tensor
+    end: gl.tensor
+    program: gl.tensor
+    programs: gl.tensor
+    total: gl.tensor
+    tiles_m: gl.tensor
+    tiles_n: gl.tensor
+    num_k: gl.tensor
+    BLOCK_M: gl.constexpr
+    BLOCK_N: gl.constexpr
+    GROUP_M: gl.constexpr
+
+    @gluon.constexpr_function
+    def __init__(self, first_tile, start, end, program, programs, total, tiles_m, tiles_n, num_k, BLOCK_M, BLOCK_N,
+                 GROUP_M):
+        self.first_tile = first_tile
+        self.start = start
+        self.end = end
+        self.program = program
+        self.programs = programs
+        self.total = total
+        self.tiles_m = tiles_m
+        self.tiles_n = tiles_n
+        self.num_k = num_k
+        self.BLOCK_M = gl.constexpr(BLOCK_M)
+        self.BLOCK_N = gl.constexpr(BLOCK_N)
+        self.GROUP_M = gl.constexpr(GROUP_M)
+
+    @gluon.jit
+    def create(p):
+        tiles_m = gl.cdiv(p.gemm_m(), p.block_m())
+        tiles_n = gl.cdiv(p.gemm_n(), p.block_n())
+        num_k = p.num_k_steps()
+        total = p.c_desc.shape[0].to(gl.int64) * tiles_m * tiles_n * num_k
+        program = gl.program_id(0)
+        programs = gl.num_programs(0)
+        start = stream_k_start(program, programs, total)
+        end = stream_k_start(program + 1, programs, total)
+        return StreamKScheduler(start // num_k, start, end, program, programs, total, tiles_m, tiles_n,
+                                gl.to_tensor(num_k), p.block_m(), p.block_n(), p.GROUP_M)
+
+    @gluon.jit
+    def local_count(self):
+        return ((self.end - 1) // self.num_k - self.first_tile + 1).to(gl.int32)
+
+    @gluon.jit
+    def work(self, i):
+        t = self.first_tile + i
+        tile_start = t * self.num_k
+        k_first = (gl.maximum(self.start - tile_start, 0)).to(gl.int32)
+        k_count = (gl.minimum(self.end - tile_start, self.num_k)).to(gl.int32) - k_first
+        split = 2 * self.program + (i > 0).to(gl.int32)
+        tile = t.to(gl.int32)
+        per_batch = self.tiles_m * self.tiles_n
+        batch = tile // per_batch
+        tile_m, tile_n = grouped_order(tile - batch * per_batch, self.tiles_m, self.tiles_n, self.GROUP_M)
+        return WorkItem(batch, tile_m * self.BLOCK_M, tile_n * self.BLOCK_N, tile, split, k_first, k_count,
+                        (tile_m + 1) * self.BLOCK_M)
+
+    @gluon.constexpr_function
+    def whole_units(self):
+        return True
+
+    @gluon.jit
+    def partial_slot(self, work):
+        return work.split
+
+    @gluon.jit
+    def tile_parts(self, tile):
+        """(parts, first slot, base, step) of a tile: the programs p_lo..p_hi whose shares hold its K steps, in
+        program order; part j > 0 is program p_lo + j's first unit (slot base + j * step); part 0 is p_lo's first
+        unit, or its last when p_lo's share began in an earlier tile."""
+        tile_start = tile.to(gl.int64) * self.num_k
+        lo = stream_k_owner(tile_start, self.programs, self.total)
+        hi = stream_k_owner(tile_start + self.num_k - 1, self.programs, self.total)
+        began_before = (stream_k_start(lo, self.programs, self.total) < tile_start).to(gl.int32)
+        return hi - lo + 1, 2 * lo + began_before, 2 * lo, 2
