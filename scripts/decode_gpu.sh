@@ -10,7 +10,7 @@ mkdir -p "$out"
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 py=${PYTHON:-python3}
 if [ "${SKIP_TESTS:-0}" != "1" ]; then
-    timeout "${TEST_LIMIT:-300}" $py -m pytest ${TESTS:-tests/test_gpu_decode.py tests/test_gpu_variants.py} -x -q \
+    timeout "${TEST_LIMIT:-300}" $py -m pytest ${TESTS:-tests/test_gpu_decode.py tests/test_gpu_variants.py} -q \
         -p no:cacheprovider -rfE 2>&1 | tail -30 | tee "$out/decode-tests.log"
 fi
 if [ "${SKIP_BENCH:-0}" != "1" ]; then

@@ -104,8 +104,8 @@ def check_config(cfg: GemmConfig, in_dtype: torch.dtype, out_dtype: torch.dtype)
         return f"block_m must be 64, 128 or 256, got {bm}"
     if bn not in (16, 32, 64, 128, 192, 256):
         return f"block_n must be 16, 32, 64, 128, 192 or 256, got {bn}"
-    if bk not in (32, 64, 128):
-        return f"block_k must be 32, 64 or 128, got {bk}"
+    if bk not in (32, 64, 128, 256):
+        return f"block_k must be 32, 64, 128 or 256, got {bk}"
     if bk * in_dtype.itemsize < 32:
         return f"block_k={bk} gives a {bk * in_dtype.itemsize}-byte TMA row; at least 32 bytes are needed"
     if cfg.consumer_warps not in (4, 8):

@@ -46,9 +46,12 @@ def torch_matmul_error(a, b, bias, ref, out_dtype) -> float:
     return rel_error(got, ref)
 
 
-def tolerance(torch_err: float, dtype: torch.dtype) -> float:
-    """Allowed error: twice torch's own, with a floor of a few units of rounding of the output dtype."""
-    floor = {torch.float32: 1e-6, torch.bfloat16: 4e-3, torch.float16: 5e-4}.get(dtype, 1e-3)
+def tolerance(torch_err: float, dtype: torch.dtype, k: int = 1) -> float:
+    """Allowed error: twice torch's own, with a floor of a few units of rounding of the output dtype. For fp32
+    outputs (where torch's own error against an fp32 reference is ~0) the floor grows like sqrt(K): the tensor
+    cores' fp32 accumulation order differs from the reference's."""
+    floor = {torch.float32: 1e-6 * max(1.0, (k / 64) ** 0.5), torch.bfloat16: 4e-3,
+             torch.float16: 5e-4}.get(dtype, 1e-3)
     return max(2.0 * torch_err, floor)
 
 
@@ -73,7 +76,7 @@ def check_matmul(a: torch.Tensor, b: torch.Tensor, *, bias=None, out_dtype=None,
     ref = matmul_reference(a, b, bias)
     err = rel_error(out, ref)
     torch_err = torch_matmul_error(a, b, bias, ref, out_dtype)
-    tol = tolerance(torch_err, out_dtype)
+    tol = tolerance(torch_err, out_dtype, a.shape[-1])
     return {"err": err, "torch_err": torch_err, "tol": tol, "ok": err <= tol}
 
 
