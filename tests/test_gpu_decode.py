@@ -14,10 +14,10 @@ from warpgemm.testing import check_matmul, strided_operand
 pytestmark = pytest.mark.gpu
 BF = torch.bfloat16
 DEV = "cuda"
-STREAM_K = DECODE[16]
+STREAM_K = GemmConfig(64, 16, 256, 5, 4, stream_k=True, swap_ab=True)
 SWAP_SPLIT = GemmConfig(128, 16, 128, 6, 4, split_k=4, swap_ab=True)
 SWAP_PLAIN = GemmConfig(128, 32, 64, 8, 4, swap_ab=True)
-DECODE_VARIANTS = (STREAM_K, DECODE[32], DECODE[64], SWAP_SPLIT, SWAP_PLAIN,
+DECODE_VARIANTS = (STREAM_K, DECODE[16], DECODE[32], DECODE[64], SWAP_SPLIT, SWAP_PLAIN,
                    GemmConfig(128, 128, 64, 6, 4, stream_k=True), GemmConfig(64, 128, 64, 8, 4, stream_k=True))
 
 
@@ -54,7 +54,7 @@ def test_heuristic_runs_decode_shapes():
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     for m in (1, 4, 16, 32, 64):
         cfg, _ = choose_config(1, m, 4096, 4096, BF, BF, sms)
-        assert cfg.swap_ab and cfg.stream_k, cfg.name
+        assert cfg.swap_ab, cfg.name
         x, w = rand(m, 4096, g=g), rand(4096, 4096, g=g)
         _assert_ok(check_matmul(x, w.T), f"heuristic M={m}")
 

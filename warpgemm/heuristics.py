@@ -2,9 +2,8 @@
 
 The rules are few and each rests on `warpgemm bench sweep` runs (notes/perf.md, results/*/sweep_*.json):
 
-- M <= 64 (decode): swap-AB + stream-K. The weight's N rows go on wgmma's 64-row side (128-row tiles) and the
-  few rows of x on its narrow N side (16, 32 or 64), and all tiles' K steps are shared evenly over one program
-  per SM: these shapes stream the weight once, so every SM must stream an equal share from start to end.
+- M <= 64 (decode): swap-AB. The weight's N rows go on wgmma's 64-row side and the few rows of x on its narrow
+  N side (16, 32 or 64); whole 64-row tiles with 256-wide K steps stream the weight fastest (bench decode sweeps).
 - Fewer than half as many 128x128 tiles as SMs (e.g. M = 128-256 against a 4096-8192-wide weight): 64x128
   tiles with an 8-deep ring. One SM streams operands at only ~100-125 GB/s, so small problems need many SMs
   busy, and deep rings keep each SM's bytes in flight.
@@ -32,11 +31,14 @@ MEDIUM_FP32_OUT = MEDIUM.replace(stages=4)
 # One warpgroup on 64-row tiles: tiny M, or too few 128-row tiles to occupy the SMs.
 SMALL = GemmConfig(block_m=64, block_n=128, block_k=64, stages=8, consumer_warps=4, group_m=8)
 
-# Decode (M <= 64), by the rows of x a tile holds: 128 weight rows x 128 K per stage, as deep a ring as fits.
+# Decode (M <= 64), by the rows of x a tile holds: swap-AB, 64 weight rows per tile (the fewest wgmma takes), whole
+# tiles (no K split) and long K steps. Measured (results/2026-11-22-issue6-decode/sweep_*.json): 64-row tiles with
+# 512-byte rows per stage stream 2.3-3.0 TB/s where 128-row tiles or 256-byte steps stream less, and stream-K and
+# split-K lose 5-20% on every decode shape even though they keep all SMs busy (notes/perf.md).
 DECODE = {
-    16: GemmConfig(block_m=128, block_n=16, block_k=128, stages=6, consumer_warps=4, stream_k=True, swap_ab=True),
-    32: GemmConfig(block_m=128, block_n=32, block_k=128, stages=5, consumer_warps=4, stream_k=True, swap_ab=True),
-    64: GemmConfig(block_m=128, block_n=64, block_k=128, stages=4, consumer_warps=4, stream_k=True, swap_ab=True),
+    16: GemmConfig(block_m=64, block_n=16, block_k=256, stages=5, consumer_warps=4, swap_ab=True),
+    32: GemmConfig(block_m=64, block_n=32, block_k=256, stages=4, consumer_warps=4, swap_ab=True),
+    64: GemmConfig(block_m=64, block_n=64, block_k=128, stages=6, consumer_warps=4, swap_ab=True),
 }
 
 SHIPPED_CONFIGS: tuple[GemmConfig, ...] = (LARGE, MEDIUM, MEDIUM_FP32_OUT, SMALL) + tuple(DECODE.values())
@@ -58,7 +60,7 @@ def choose_config(batches: int, M: int, N: int, K: int, in_dtype: torch.dtype, o
     tiles_large = batches * _cdiv(M, 128) * _cdiv(N, 256)
     if M <= 64:
         order, why = (decode_config(M), SMALL, MEDIUM_FP32_OUT), \
-            f"M={M} <= 64: swap-AB (weight rows on wgmma's M side) + stream-K over {num_sms} SMs"
+            f"M={M} <= 64: swap-AB (weight rows on wgmma's M side), whole 64-row tiles (stream-K and split-K measured slower)"
     elif tiles_128 < num_sms // 2:
         order, why = (SMALL, MEDIUM_FP32_OUT), f"{tiles_128} 128x128 tiles for {num_sms} SMs: 64x128 tiles"
     elif M >= 512 and tiles_large >= num_sms // 2:
