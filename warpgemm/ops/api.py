@@ -59,7 +59,8 @@ def _recipe_key(a, b, bias, out_dtype, config) -> tuple:
             b.data_ptr() % 16, out_dtype, bias_key, config)
 
 
-def _matmul(a, b, bias, out, out_dtype, config, names):
+def _matmul(a, b, bias, out, out_dtype, config, names, alias_key=None):
+    """alias_key: a caller's own recipe key (linear's, on the untransposed weight) to record the recipe under."""
     plain = type(a) in _PLAIN and type(b) in _PLAIN and (bias is None or isinstance(bias, torch.Tensor))
     needs_grad = _needs_grad(a, b, bias) if plain else None  # non-tensors are reported by _prepare first
     eager = (plain and out is None and not needs_grad and not _env.LOG_ENABLED
@@ -67,7 +68,7 @@ def _matmul(a, b, bias, out, out_dtype, config, names):
     if eager:
         key = _recipe_key(a, b, bias, out_dtype, config)
         r = _RECIPES.get(key)
-        if r is not None and torch.cuda.current_device() == r.device.index:
+        if r is not None and torch._C._cuda_getDevice() == r.device.index:
             c = torch.empty(r.out_shape, dtype=r.out_dtype, device=r.device)
             r.launch.launch(a, b, c, bias)
             return c
@@ -88,6 +89,8 @@ def _matmul(a, b, bias, out, out_dtype, config, names):
             if len(_RECIPES) > 4096:
                 _RECIPES.clear()
             _RECIPES[key] = _Recipe(shapes.out_shape, out_dtype, a.device, plan.launch)
+            if alias_key is not None:
+                _RECIPES[alias_key] = _RECIPES[key]
         return c3.view(shapes.out_shape)
     if needs_grad:
         raise RuntimeError("matmul(): functions with out=... arguments don't support automatic differentiation")
@@ -120,6 +123,17 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out: torch.Tensor | None = None,
 def linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None, *,
            config: GemmConfig | None = None) -> torch.Tensor:
     """F.linear: x (..., in_features) @ weight (out_features, in_features).T + bias, read without copies."""
+    key = None
+    if (type(x) in _PLAIN and type(weight) in _PLAIN and (bias is None or type(bias) in _PLAIN)
+            and not _env.LOG_ENABLED and (config is None or type(config) is GemmConfig)
+            and not torch.compiler.is_compiling()):
+        # A repeated eager call (decode: the same shapes every step) skips validation and the transposed view.
+        key = ("linear", ) + _recipe_key(x, weight, bias, None, config)
+        r = _RECIPES.get(key)
+        if r is not None and not _needs_grad(x, weight, bias) and torch._C._cuda_getDevice() == r.device.index:
+            c = torch.empty(r.out_shape, dtype=r.out_dtype, device=r.device)
+            r.launch.launch(x, weight, c, bias)  # the launch reads base addresses only
+            return c
     checks.check_tensor("weight", weight)
     if weight.dim() != 2:
         raise ValueError(f"weight must be 2-D (out_features, in_features), got shape {tuple(weight.shape)}")
@@ -127,7 +141,7 @@ def linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = No
     if x.dim() == 0 or x.shape[-1] != weight.shape[1]:
         raise ValueError(f"input must have last dimension {weight.shape[1]} (weight's in_features), "
                          f"got shape {tuple(x.shape)}")
-    return _matmul(x, weight.t(), bias, None, None, config, ("input", "weight"))
+    return _matmul(x, weight.t(), bias, None, None, config, ("input", "weight"), alias_key=key)
 
 
 def explain(a: torch.Tensor, b: torch.Tensor, *, out: torch.Tensor | None = None,

@@ -10,7 +10,7 @@ from .epilogue import RowBoundStoreEpilogue, TmaStoreEpilogue, TransposedStoreEp
 from .gemm_kernel import gemm_kernel
 from .partial_sums import PartialSumEpilogue
 from .scheduler import ExpertTileScheduler, GroupedTileScheduler, StreamKScheduler
-from .launch import CachedKernel, LightDesc, full_desc, nvmma_layout
+from .launch import CachedKernel, LightDesc, full_desc, launch_hooks_active, nvmma_layout
 from .scratch import split_k_scratch, unused_pointers
 from .. import stream_k_plan
 from .tma_operands import TmaGeometry
@@ -55,13 +55,14 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
 class GemmLaunch:
     """One Hopper GEMM call signature: c = a @ b (+ bias) with fixed geometry, launched many times."""
 
-    __slots__ = ("cfg", "a", "b", "c", "blocks", "grid", "kernel", "tiles", "partial_elems", "swap")
+    __slots__ = ("cfg", "a", "b", "c", "blocks", "grid", "kernel", "tiles", "partial_elems", "swap", "bound")
 
     def __init__(self, cfg: GemmConfig, a: TmaGeometry, b: TmaGeometry, c: TmaGeometry, a_batched: bool,
                  b_batched: bool, has_bias: bool, num_sms: int, groups: int = 0):
         """a, b, c: the caller's operands (c = a @ b). groups > 0: the grouped (MoE) form over that many groups;
         tiles are counted on the device, so the grid is sized for the most there can be."""
         self.swap = cfg.swap_ab
+        self.bound = None  # the prepared eager launch (launch.BoundLaunch), after the first launch
         if self.swap:
             # The kernel computes c^T = b^T @ a^T: its A is the caller's B read transposed, and so on.
             a, b, a_batched, b_batched = swapped(b), swapped(a), b_batched, a_batched
@@ -100,8 +101,19 @@ class GemmLaunch:
         bias_arg = bias if bias is not None else c
         if self.swap:
             a, b = b, a
-        ga, gb, gc = self.a, self.b, self.c
         device = c.device.index
+        bound = self.bound
+        if bound is not None and not launch_hooks_active():
+            # The hot path: only the stream, the bases and the pointer arguments change between calls.
+            stream = torch._C._cuda_getCurrentRawStream(device)
+            if self.partial_elems:
+                partials, semaphores = split_k_scratch(device, stream, self.partial_elems, self.tiles)
+            else:
+                partials, semaphores = unused_pointers(device)
+            table = group_table if group_table is not None else semaphores
+            bound(stream, (a, b, c), (bias_arg, partials, semaphores, c, table))
+            return
+        ga, gb, gc = self.a, self.b, self.c
         if self.partial_elems:
             partials, semaphores = split_k_scratch(device, torch._C._cuda_getCurrentRawStream(device),
                                                    self.partial_elems, self.tiles)
@@ -114,6 +126,8 @@ class GemmLaunch:
                     for t, g, blk in ((a, ga, self.blocks[0]), (b, gb, self.blocks[1]), (c, gc, self.blocks[2]))
                     ] + [bias_arg, partials, semaphores, c, table]
 
-        self.kernel.launch(self.grid, device, full_args,
-                           (LightDesc(a, ga.shape, ga.strides), LightDesc(b, gb.shape, gb.strides),
-                            LightDesc(c, gc.shape, gc.strides), bias_arg, partials, semaphores, c, table))
+        light = (LightDesc(a, ga.shape, ga.strides), LightDesc(b, gb.shape, gb.strides),
+                 LightDesc(c, gc.shape, gc.strides), bias_arg, partials, semaphores, c, table)
+        self.kernel.launch(self.grid, device, full_args, light)
+        if self.bound is None:
+            self.bound = self.kernel.bind(self.grid, light)

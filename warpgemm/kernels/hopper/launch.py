@@ -94,6 +94,26 @@ class _RawLaunch:
                 meta["block_size"], desc.shape, desc.strides, 0)
         return tmap
 
+    def bind(self, grid: int, light_args, tail) -> "BoundLaunch":
+        """The argument list of a launch with fixed grid, geometry and constexprs, with holes for what changes
+        per call (stream, descriptor bases, pointer arguments)."""
+        args = [grid, 1, 1, None, self.function, self.coop, self.pdl, None, None, self.packed, None, None, None]
+        desc_slots, other_slots, metas = [], [], []
+        i = 0
+        for x in light_args:
+            if type(x) is LightDesc:
+                desc_slots.append(len(args))
+                metas.append((LightDesc(None, x.shape, x.strides), self.metas[i]))  # holds no tensor
+                args.append(None)
+                args.extend(x.shape)
+                args.extend(x.strides)
+                i += 1
+            else:
+                other_slots.append(len(args))
+                args.append(None)
+        args.extend(tail)
+        return BoundLaunch(self, args, tuple(desc_slots), tuple(other_slots), metas)
+
     def __call__(self, grid: int, stream: int, light_args, tail) -> None:
         args = [grid, 1, 1, stream, self.function, self.coop, self.pdl, None, None, self.packed, None, None, None]
         i = 0
@@ -107,6 +127,34 @@ class _RawLaunch:
                 args.append(x)
         args.extend(tail)
         self.fn(*args)
+
+
+class BoundLaunch:
+    """A launch with everything fixed but the stream, the descriptors' base tensors and the pointer arguments:
+    a call copies a prepared argument list, fills the holes and calls the C launcher (the eager hot path)."""
+
+    __slots__ = ("raw", "args", "desc_slots", "other_slots", "metas", "maps")
+
+    def __init__(self, raw: _RawLaunch, args, desc_slots, other_slots, metas):
+        self.raw, self.args, self.desc_slots, self.other_slots, self.metas = raw, args, desc_slots, other_slots, metas
+        self.maps = [{} for _ in desc_slots]  # per descriptor: base address -> encoded tensor map
+
+    def __call__(self, stream: int, bases, others) -> None:
+        args = self.args.copy()
+        args[3] = stream
+        for slot, base, maps, (light, meta) in zip(self.desc_slots, bases, self.maps, self.metas):
+            ptr = base.data_ptr()
+            tmap = maps.get(ptr)
+            if tmap is None:
+                if len(maps) > 64:
+                    maps.clear()
+                light.base = base
+                tmap = maps[ptr] = self.raw.tensor_map(light, meta)
+                light.base = None
+            args[slot] = tmap
+        for slot, x in zip(self.other_slots, others):
+            args[slot] = x
+        self.raw.fn(*args)
 
 
 class CachedKernel:
@@ -128,6 +176,12 @@ class CachedKernel:
         self.tail = (*constexprs.values(), num_warps)  # constexpr values in signature order, then num_warps
         self.compiled = None
         self.raw = None
+
+    def bind(self, grid: int, light_args) -> BoundLaunch | None:
+        """A BoundLaunch for this grid and geometry, once the kernel is compiled and the raw launcher usable."""
+        if self.raw is None:
+            return None
+        return self.raw.bind(grid, light_args, self.tail)
 
     def launch(self, grid: int, device: int, full_args, light_args) -> None:
         k = self.compiled
