@@ -190,3 +190,17 @@ def test_direct_op_call_with_mismatched_batches_is_refused():
     with pytest.raises(ValueError, match="bmm shapes do not agree"):
         torch.ops.warpgemm.bmm_out(torch.randn(3, 4, 5).to(bf), torch.randn(2, 5, 6).to(bf), None,
                                    torch.empty(3, 4, 6, dtype=bf), None)
+
+
+@pytest.mark.parametrize("cfg", [warpgemm.GemmConfig(64, 16, 256, 5, 4, swap_ab=True),
+                                 warpgemm.GemmConfig(64, 16, 256, 5, 4, swap_ab=True, stream_k=True),
+                                 warpgemm.GemmConfig(128, 128, 64, 6, 4, split_k=3)], ids=lambda c: c.name)
+def test_decode_shapes_with_forced_split_configs(cfg):
+    """Decode-sized products (M = 1, ragged K) with a forced swap-AB / stream-K / split-K config: off Hopper the
+    config is a Hopper kernel choice and the portable kernel computes the same product."""
+    g = torch.Generator().manual_seed(7)
+    for m, n, k in [(1, 40, 300), (3, 17, 1), (16, 33, 129)]:
+        x = torch.randn(m, k, generator=g).to(torch.bfloat16)
+        w = torch.randn(n, k, generator=g).to(torch.bfloat16)
+        b = torch.randn(n, generator=g).to(torch.bfloat16)
+        check(warpgemm.linear(x, w, b, config=cfg), x, w.T, bias=b)
