@@ -95,3 +95,15 @@ def test_elementwise_variant_compiles_clean(variant, tmp_path):
     assert r.has_setmaxnreg, "the load/store warps' register budget was not applied"
     assert r.stack_bytes == 0 and r.local_bytes == 0, f"register spills: {r}"
     assert r.shared_bytes <= cfg.smem_bytes(dtype.itemsize) and r.shared_bytes * cfg.ctas_per_sm <= SMEM_LIMIT
+
+
+def test_gemm_kernels_wait_on_the_prior_grid_before_any_access():
+    """Launched with programmatic dependent launch, the GEMM may start while the kernel before it runs: every
+    partition must execute griddepcontrol.wait (and the kernel lets its own successor launch early)."""
+    from warpgemm.config import GemmConfig
+
+    for cfg, grouped in ((GemmConfig(64, 16, 256, 5, 4, swap_ab=True), False), (SHIPPED_CONFIGS[0], True)):
+        k = compile_gemm(cfg, a_batched=not grouped, b_batched=grouped, grouped=grouped)
+        ptx = k.asm["ptx"]
+        assert k.metadata.launch_pdl
+        assert ptx.count("griddepcontrol.wait") >= 2 and "griddepcontrol.launch_dependents" in ptx

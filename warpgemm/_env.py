@@ -23,6 +23,10 @@ BACKEND = os.environ.get("WARPGEMM_BACKEND", "auto").lower()
 if BACKEND not in ("auto", "portable", "hopper"):
     raise ValueError(f"WARPGEMM_BACKEND must be one of auto, portable, hopper; got {BACKEND!r}")
 
+# WARPGEMM_PDL=0 launches the GEMM kernels without programmatic dependent launch (they then never overlap the
+# kernel before them on the stream; see kernels/hopper/partitions.py, wait_for_prior_grid).
+PDL = os.environ.get("WARPGEMM_PDL", "1").lower() in _TRUE
+
 _log = logging.getLogger("warpgemm")
 LOG_ENABLED = os.environ.get("WARPGEMM_LOG", "0").lower() in _TRUE
 if LOG_ENABLED and not _log.handlers:

@@ -61,7 +61,7 @@ def compile_gemm(cfg: GemmConfig, *, in_dtype=torch.bfloat16, out_dtype=torch.bf
     signature.update({k: "constexpr" for k in constexprs})
     signature["num_warps"] = "constexpr"
     src = GluonASTSource(gemm_kernel, signature, constexprs={**constexprs, "num_warps": num_warps})
-    return triton.compile(src, target=SM90, options={"num_warps": num_warps, "maxnreg": maxnreg})
+    return triton.compile(src, target=SM90, options={"num_warps": num_warps, "maxnreg": maxnreg, "launch_pdl": True})
 
 
 def compile_elementwise(cfg: StreamConfig, dtype=torch.float32, op: str = "add"):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import torch
 import triton
 
+from ... import _env
 from ...config import GemmConfig, launch_warps, worker_consumer_regs
 from .epilogue import RowBoundStoreEpilogue, TmaStoreEpilogue, TransposedStoreEpilogue
 from .gemm_kernel import gemm_kernel
@@ -88,7 +89,7 @@ class GemmLaunch:
         self.kernel = CachedKernel(gemm_kernel,
                                    kernel_constexprs(cfg, a_kmajor, b_kmajor, a_batched, b_batched, has_bias,
                                                      grouped=groups > 0),
-                                   num_warps, maxnreg)
+                                   num_warps, maxnreg, pdl=_env.PDL)
 
     @property
     def constexprs(self) -> dict:

@@ -10,7 +10,7 @@ from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import mbarrier
 
-from .partitions import GemmOperands, tma_producer, wgmma_consumer
+from .partitions import GemmOperands, allow_dependents, tma_producer, wgmma_consumer
 from .pipeline import BarrierRing
 
 __all__ = ["gemm_kernel", "accumulator_layout"]
@@ -42,6 +42,7 @@ def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, 
                      a_bufs, b_bufs, ring, turns,
                      A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB)
     acc_layout: gl.constexpr = accumulator_layout(p.block_m(), p.block_n(), num_warps)
+    allow_dependents()
     if CONSUMERS == 1:
         gl.warp_specialize([
             (wgmma_consumer, (p, SchedulerImpl, EpilogueImpl, acc_layout, 0)),

@@ -166,10 +166,12 @@ class CachedKernel:
     shapes, layouts, pointer alignment) is fixed for this object.
     """
 
-    __slots__ = ("fn", "constexprs", "tail", "num_warps", "maxnreg", "compiled", "raw")
+    __slots__ = ("fn", "constexprs", "tail", "num_warps", "maxnreg", "compiled", "raw", "pdl")
 
-    def __init__(self, fn, constexprs: dict, num_warps: int, maxnreg: int):
+    def __init__(self, fn, constexprs: dict, num_warps: int, maxnreg: int, pdl: bool = False):
+        """pdl: launch with programmatic dependent launch (the kernel must wait on the prior grid itself)."""
         self.fn = fn
+        self.pdl = pdl
         self.constexprs = constexprs
         self.num_warps = num_warps
         self.maxnreg = maxnreg
@@ -192,6 +194,7 @@ class CachedKernel:
             else:
                 k.run(grid, 1, 1, stream, k.function, k.packed_metadata, None, None, None, *light_args, *self.tail)
             return
+        options = {"launch_pdl": True} if self.pdl else {}
         self.compiled = self.fn[(grid, )](*full_args(), **self.constexprs, num_warps=self.num_warps,
-                                          maxnreg=self.maxnreg)
+                                          maxnreg=self.maxnreg, **options)
         self.raw = _RawLaunch.build(self.compiled)

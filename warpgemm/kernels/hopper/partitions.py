@@ -125,9 +125,25 @@ class GemmOperands:
 
 
 @gluon.jit
+def wait_for_prior_grid():
+    """Programmatic dependent launch: block until the kernel launched before this one on the stream has finished
+    and its writes are visible (a no-op when the launch did not overlap). Every partition calls it before its
+    first global access, so nothing is read before a producer wrote it or written while a predecessor reads it."""
+    gl.inline_asm_elementwise("griddepcontrol.wait; // dummy $0", "=r", [], dtype=gl.int32, is_pure=False, pack=1)
+
+
+@gluon.jit
+def allow_dependents():
+    """Let the next kernel on the stream be scheduled now: its programs start as SMs free up and wait (above)."""
+    gl.inline_asm_elementwise("griddepcontrol.launch_dependents; // dummy $0", "=r", [], dtype=gl.int32,
+                              is_pure=False, pack=1)
+
+
+@gluon.jit
 def tma_producer(p: GemmOperands, SchedulerImpl: gl.constexpr):
     BK: gl.constexpr = p.block_k()
     nbytes: gl.constexpr = p.a_desc.block_type.nbytes + p.b_desc.block_type.nbytes
+    wait_for_prior_grid()  # before the scheduler: a grouped GEMM's reads its tile table from global memory
     sched = p.scheduler(SchedulerImpl)
     pos = RingPosition.start(p.ring.num_slots)
     # Units in order, whichever consumer takes them: the ring is a FIFO both consumers read from.
@@ -167,6 +183,7 @@ def wgmma_consumer(p: GemmOperands, SchedulerImpl: gl.constexpr, EpilogueImpl: g
     """
     BM: gl.constexpr = p.block_m()
     BN: gl.constexpr = p.block_n()
+    wait_for_prior_grid()
     sched = p.scheduler(SchedulerImpl)
     epi = EpilogueImpl.create(p, sched)
     steps = 0  # ring steps taken by all units before unit i (this consumer's and the other's)
