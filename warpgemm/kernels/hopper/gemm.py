@@ -103,24 +103,17 @@ class GemmLaunch:
         if self.swap:
             a, b = b, a
         device = c.device.index
-        bound = self.bound
-        if bound is not None and not launch_hooks_active():
-            # The hot path: only the stream, the bases and the pointer arguments change between calls.
-            stream = torch._C._cuda_getCurrentRawStream(device)
-            if self.partial_elems:
-                partials, semaphores = split_k_scratch(device, stream, self.partial_elems, self.tiles)
-            else:
-                partials, semaphores = unused_pointers(device)
-            table = group_table if group_table is not None else semaphores
-            bound(stream, (a, b, c), (bias_arg, partials, semaphores, c, table))
-            return
-        ga, gb, gc = self.a, self.b, self.c
+        stream = torch._C._cuda_getCurrentRawStream(device)
         if self.partial_elems:
-            partials, semaphores = split_k_scratch(device, torch._C._cuda_getCurrentRawStream(device),
-                                                   self.partial_elems, self.tiles)
+            partials, semaphores = split_k_scratch(device, stream, self.partial_elems, self.tiles)
         else:
             partials, semaphores = unused_pointers(device)
         table = group_table if group_table is not None else semaphores
+        if self.bound is not None and not launch_hooks_active():
+            # The hot path: only the stream, the bases and the pointer arguments change between calls.
+            self.bound(stream, (a, b, c), (bias_arg, partials, semaphores, c, table))
+            return
+        ga, gb, gc = self.a, self.b, self.c
 
         def full_args():
             return [full_desc(t, g.shape, g.strides, blk, nvmma_layout(blk, t.dtype))

@@ -51,6 +51,15 @@ def launch_hooks_active() -> bool:
 _TMA_MAPS: dict[tuple, object] = {}
 
 
+def encode_tensor_map(ptr: int, shape, strides, meta: dict):
+    """A CUtensorMap for a TMA operand, as Triton's launcher would encode it from a host descriptor."""
+    from triton.backends.nvidia.driver import TMA_DTYPE_DEVICE_TO_HOST
+
+    return triton.runtime.driver.active.utils.fill_tma_descriptor(
+        ptr, meta["swizzle"], meta["elem_size"], TMA_DTYPE_DEVICE_TO_HOST[meta["elem_type"]], meta["block_size"],
+        shape, strides, 0)
+
+
 class _RawLaunch:
     """The C launcher behind a CompiledKernel, called with arguments expanded here.
 
@@ -85,13 +94,9 @@ class _RawLaunch:
         key = (ptr, desc.shape, desc.strides, meta["swizzle"], meta["elem_type"], tuple(meta["block_size"]))
         tmap = _TMA_MAPS.get(key)
         if tmap is None:
-            from triton.backends.nvidia.driver import TMA_DTYPE_DEVICE_TO_HOST
-
             if len(_TMA_MAPS) > 4096:
                 _TMA_MAPS.clear()
-            tmap = _TMA_MAPS[key] = triton.runtime.driver.active.utils.fill_tma_descriptor(
-                ptr, meta["swizzle"], meta["elem_size"], TMA_DTYPE_DEVICE_TO_HOST[meta["elem_type"]],
-                meta["block_size"], desc.shape, desc.strides, 0)
+            tmap = _TMA_MAPS[key] = encode_tensor_map(ptr, desc.shape, desc.strides, meta)
         return tmap
 
     def bind(self, grid: int, light_args, tail) -> "BoundLaunch":
@@ -103,7 +108,7 @@ class _RawLaunch:
         for x in light_args:
             if type(x) is LightDesc:
                 desc_slots.append(len(args))
-                metas.append((LightDesc(None, x.shape, x.strides), self.metas[i]))  # holds no tensor
+                metas.append((x.shape, x.strides, self.metas[i]))
                 args.append(None)
                 args.extend(x.shape)
                 args.extend(x.strides)
@@ -133,28 +138,26 @@ class BoundLaunch:
     """A launch with everything fixed but the stream, the descriptors' base tensors and the pointer arguments:
     a call copies a prepared argument list, fills the holes and calls the C launcher (the eager hot path)."""
 
-    __slots__ = ("raw", "args", "desc_slots", "other_slots", "metas", "maps")
+    __slots__ = ("fn", "args", "desc_slots", "other_slots", "metas", "maps")
 
     def __init__(self, raw: _RawLaunch, args, desc_slots, other_slots, metas):
-        self.raw, self.args, self.desc_slots, self.other_slots, self.metas = raw, args, desc_slots, other_slots, metas
+        self.fn, self.args, self.desc_slots, self.other_slots, self.metas = raw.fn, args, desc_slots, other_slots, metas
         self.maps = [{} for _ in desc_slots]  # per descriptor: base address -> encoded tensor map
 
     def __call__(self, stream: int, bases, others) -> None:
         args = self.args.copy()
         args[3] = stream
-        for slot, base, maps, (light, meta) in zip(self.desc_slots, bases, self.maps, self.metas):
+        for slot, base, maps, (shape, strides, meta) in zip(self.desc_slots, bases, self.maps, self.metas):
             ptr = base.data_ptr()
             tmap = maps.get(ptr)
             if tmap is None:
                 if len(maps) > 64:
                     maps.clear()
-                light.base = base
-                tmap = maps[ptr] = self.raw.tensor_map(light, meta)
-                light.base = None
+                tmap = maps[ptr] = encode_tensor_map(ptr, shape, strides, meta)
             args[slot] = tmap
         for slot, x in zip(self.other_slots, others):
             args[slot] = x
-        self.raw.fn(*args)
+        self.fn(*args)
 
 
 class CachedKernel:

@@ -53,6 +53,16 @@ def grouped_order(t, tiles_m, tiles_n, GROUP_M: gl.constexpr):
     return first_m + within % group_rows, within // group_rows
 
 
+@gluon.jit
+def tile_item(tile, tiles_m, tiles_n, GROUP_M: gl.constexpr, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, split,
+              k_first, k_count):
+    """The WorkItem of linear tile `tile` (batches one after another, grouped order within a batch)."""
+    per_batch = tiles_m * tiles_n
+    batch = tile // per_batch
+    tile_m, tile_n = grouped_order(tile - batch * per_batch, tiles_m, tiles_n, GROUP_M)
+    return WorkItem(batch, tile_m * BLOCK_M, tile_n * BLOCK_N, tile, split, k_first, k_count, (tile_m + 1) * BLOCK_M)
+
+
 @aggregate
 class GroupedTileScheduler:
     """Walks (batch, tile_m, tile_n) with tiles grouped GROUP_M rows at a time, each cut into SPLIT_K parts.
@@ -119,12 +129,8 @@ class GroupedTileScheduler:
             # Parts differ by at most one K step; with fewer steps than parts some parts are empty.
             k_first = split * self.num_k // self.SPLIT_K
             k_count = (split + 1) * self.num_k // self.SPLIT_K - k_first
-        tile = t
-        per_batch = self.tiles_m * self.tiles_n
-        batch = t // per_batch
-        tile_m, tile_n = grouped_order(t - batch * per_batch, self.tiles_m, self.tiles_n, self.GROUP_M)
-        return WorkItem(batch, tile_m * self.BLOCK_M, tile_n * self.BLOCK_N, tile, split, k_first, k_count,
-                        (tile_m + 1) * self.BLOCK_M)
+        return tile_item(t, self.tiles_m, self.tiles_n, self.GROUP_M, self.BLOCK_M, self.BLOCK_N, split, k_first,
+                         k_count)
 
     # Where split-K parts keep their partial sums (epilogues that reduce parts call these; see StreamKScheduler).
     @gluon.constexpr_function
@@ -273,12 +279,8 @@ class StreamKScheduler:
         k_first = (gl.maximum(self.start - tile_start, 0)).to(gl.int32)
         k_count = (gl.minimum(self.end - tile_start, self.num_k)).to(gl.int32) - k_first
         split = 2 * self.program + (i > 0).to(gl.int32)
-        tile = t.to(gl.int32)
-        per_batch = self.tiles_m * self.tiles_n
-        batch = tile // per_batch
-        tile_m, tile_n = grouped_order(tile - batch * per_batch, self.tiles_m, self.tiles_n, self.GROUP_M)
-        return WorkItem(batch, tile_m * self.BLOCK_M, tile_n * self.BLOCK_N, tile, split, k_first, k_count,
-                        (tile_m + 1) * self.BLOCK_M)
+        return tile_item(t.to(gl.int32), self.tiles_m, self.tiles_n, self.GROUP_M, self.BLOCK_M, self.BLOCK_N, split,
+                         k_first, k_count)
 
     @gluon.constexpr_function
     def whole_units(self):
