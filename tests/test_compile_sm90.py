@@ -107,3 +107,43 @@ def test_gemm_kernels_wait_on_the_prior_grid_before_any_access():
         ptx = k.asm["ptx"]
         assert k.metadata.launch_pdl
         assert ptx.count("griddepcontrol.wait") >= 2 and "griddepcontrol.launch_dependents" in ptx
+
+
+_GROUP_COMPILE = """
+import json, sys, tempfile
+from warpgemm.kernels.hopper.aot import compile_group_gemm, inspect_compiled
+out = []
+for tile in ("small", "medium", "large"):
+    for b_kmajor in (False, True):
+        k = compile_group_gemm(tile, b_kmajor=b_kmajor)
+        r = inspect_compiled(k, "group_" + tile, tempfile.mkdtemp())
+        out.append(dict(r._asdict(), tile=tile, b_kmajor=b_kmajor, scratch=k.metadata.global_scratch_size,
+                        tensormap="tensormap.replace" in k.asm["ptx"]))
+print(json.dumps(out))
+"""
+
+
+def test_group_gemm_kernel_compiles_clean():
+    """group_gemm's TMA kernel (plain Triton, so compiled in a process without the interpreter): wgmma fed by TMA,
+    descriptors built on the device (tensormap in global scratch), no spills, and its programs per SM fit in
+    shared memory together."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from warpgemm.kernels.hopper.group_gemm_tma import TILE_CONFIGS
+
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    done = subprocess.run([sys.executable, "-c", _GROUP_COMPILE], env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    reports = json.loads(done.stdout.strip().splitlines()[-1])
+    assert len(reports) == 6
+    for r in reports:
+        assert r["has_wgmma"] and r["has_tma_load"] and r["tensormap"] and r["scratch"] > 0, r
+        assert r["stack_bytes"] == 0 and r["local_bytes"] == 0, r
+        per_sm = TILE_CONFIGS[r["tile"]][5]
+        assert per_sm * (r["shared_bytes"] + 1024) <= 228 * 1024, r

@@ -117,3 +117,37 @@ def test_out_and_out_dtype_must_agree():
     a, b, o = torch.randn(10, 16, dtype=BF), torch.randn(3, 16, 8, dtype=BF), torch.tensor([2, 5, 9], dtype=torch.int32)
     with pytest.raises(TypeError, match="out must have dtype out_dtype"):
         warpgemm.grouped_mm(a, b, o, out=torch.empty(10, 8, dtype=BF), out_dtype=torch.float32)
+
+
+def test_group_gemm_tma_eligibility():
+    """Which operands the Hopper kernel may read through device-built descriptors (decided on the host; a bad
+    descriptor would read garbage silently): 16-byte aligned bases and pitches, one B layout for all problems."""
+    from warpgemm.ops.group_gemm import _pitch, _plan
+
+    assert _pitch(4, 64, 64, 1, 0) == 64
+    assert _pitch(4, 60, 60, 1, 0) is None  # 120-byte pitch
+    assert _pitch(1, 60, 7, 1, 0) == 64  # a single row: any covering pitch
+    assert _pitch(4, 64, 64, 1, 2) is None  # misaligned base
+    assert _pitch(4, 64, 1, 4, 0) is None  # column-major
+    x = lambda *s: torch.empty(s, dtype=BF)  # noqa: E731
+    layout = lambda la, lb: _plan(la, lb).b_layout  # noqa: E731
+    assert layout([x(8, 64), x(3, 16)], [x(64, 32), x(16, 8)]) is False  # row-major (K, N)
+    assert layout([x(8, 64), x(3, 16)], [x(32, 64).t(), x(5, 16).t()]) is True  # (N, K) weights, N = 5 too
+    assert layout([x(8, 64), x(3, 16)], [x(64, 32), x(8, 16).t()]) is None  # layouts disagree
+    assert layout([x(8, 64), x(3, 16)], [x(64, 32), x(16, 1)]) is None  # a (K, 1) column: only transposed
+    assert layout([x(8, 64).t().contiguous().t(), x(3, 16)], [x(64, 32), x(16, 8)]) is None  # column-major A
+    assert layout([x(8, 60), x(3, 16)], [x(60, 32), x(16, 8)]) is None  # A pitch of 120 bytes
+    assert layout([x(8, 64), x(0, 16), x(3, 0)], [x(64, 32), x(16, 3), x(0, 5)]) is False  # empty ones don't count
+    p = _plan([x(8, 64), x(0, 16), x(3, 0), x(5, 8)], [x(64, 32), x(16, 3), x(0, 5), x(8, 8)])
+    assert p.zero_k == [2] and p.ms == [8, 5] and p.ns == [32, 8]
+    assert [off for _, _, off in p.shapes] == [0, 256, 256, 320] and p.total == 384
+    assert list(p.table[2::10]) == [0, 320]  # the C offsets of the live problems
+
+
+def test_group_gemm_outputs_share_one_allocation():
+    la = [torch.randn(5, 8, dtype=BF), torch.randn(3, 16, dtype=BF)]
+    lb = [torch.randn(8, 7, dtype=BF), torch.randn(16, 9, dtype=BF)]
+    outs = warpgemm.group_gemm(la, lb)
+    base = outs[0].untyped_storage().data_ptr()
+    assert all(c.untyped_storage().data_ptr() == base for c in outs)
+    assert all(c.is_contiguous() and (c.data_ptr() - base) % 128 == 0 for c in outs)

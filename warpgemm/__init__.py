@@ -13,7 +13,8 @@ from .heuristics import SHIPPED_CONFIGS, choose_config
 from .ops import library as _library  # noqa: F401  (registers torch.ops.warpgemm.*)
 from .ops.api import explain, linear, matmul
 from .ops.elementwise import add, mul
-from .ops.grouped import group_gemm, grouped_mm
+from .ops.group_gemm import group_gemm
+from .ops.grouped import grouped_mm
 
 __version__ = "0.1.0"
 

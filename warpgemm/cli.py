@@ -182,6 +182,8 @@ def bench_moe(rounds: int = typer.Option(3, help="alternating timing rounds per 
 
 @bench_app.command("groups")
 def bench_groups(rounds: int = typer.Option(5, help="alternating timing rounds"),
+                 tile: Optional[str] = typer.Option(None, help="force a tile of the Hopper kernel: small, medium "
+                                                    "or large (default: chosen per call)"),
                  json_path: Optional[Path] = _JSON_OPT):
     """group_gemm on 4-64 mixed small problems vs a loop of torch.matmul, eager wall time on both sides."""
     if not _has_hopper():
@@ -189,7 +191,7 @@ def bench_groups(rounds: int = typer.Option(5, help="alternating timing rounds")
         return
     from .bench.groups_bench import run_groups_suite
 
-    res = run_groups_suite(rounds=rounds, progress=lambda s: console.print(s, highlight=False))
+    res = run_groups_suite(rounds=rounds, tile=tile, progress=lambda s: console.print(s, highlight=False))
     _print_table("bench groups (bf16, eager)", ("problems", "ms", "loop ms", "ratio"),
                  [(str(r["problems"]), f"{r['ms']:.3f}", f"{r['ms_loop']:.3f}", f"{r['ratio_vs_loop']:.3f}")
                   for r in res["results"]])

@@ -30,8 +30,47 @@ def eager_ms(fn, iters: int) -> float:
     return (time.perf_counter() - start) * 1e3 / iters
 
 
-def run_groups_suite(counts=(4, 8, 16, 32, 64), rounds: int = 5, iters: int = 20, progress=print) -> dict:
+def host_ms(fn, iters: int) -> float:
+    """Host time per call: the time to issue the calls, the GPU being idle at the start (the launch queue does
+    not fill in this many calls, so issuing never waits on the GPU)."""
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(iters):
+        fn()
+    issued = time.perf_counter() - start
+    torch.cuda.synchronize()
+    return issued * 1e3 / iters
+
+
+def graph_ms(fn, iters: int) -> float:
+    """GPU time per call: `iters` calls captured in one CUDA graph, replayed (no host work in the timing)."""
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.stream(stream), torch.cuda.graph(graph, stream=stream):
+        for _ in range(iters):
+            fn()
+    torch.cuda.current_stream().wait_stream(stream)
+    graph.replay()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    times = []
+    for _ in range(3):
+        start.record()
+        graph.replay()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) / iters)
+    return statistics.median(times)
+
+
+def run_groups_suite(counts=(4, 8, 16, 32, 64), rounds: int = 5, iters: int = 20, tile: str | None = None,
+                     progress=print) -> dict:
     import warpgemm
+    from warpgemm.ops import group_gemm as op
+
+    if tile is not None and tile not in ("small", "medium", "large"):
+        raise ValueError(f"tile must be small, medium or large, got {tile!r}")
+    op.FORCE_TILE = tile
 
     warm_gpu(1.0)
     rows = []
@@ -47,11 +86,16 @@ def run_groups_suite(counts=(4, 8, 16, 32, 64), rounds: int = 5, iters: int = 20
             for fn, acc in ((ours, ta), (loop, tb)) if r % 2 == 0 else ((loop, tb), (ours, ta)):
                 acc.append(eager_ms(fn, iters))
         ms, ms_loop = statistics.median(ta), statistics.median(tb)
+        host, host_loop = statistics.median(host_ms(ours, iters) for _ in range(3)), \
+            statistics.median(host_ms(loop, iters) for _ in range(3))
+        gpu, gpu_loop = graph_ms(ours, iters), graph_ms(loop, iters)
         flops = sum(2 * m * k * n for m, k, n in shapes)
         rows.append({"problems": count, "shapes": shapes, "ms": ms, "ms_loop": ms_loop, "ratio_vs_loop": ms_loop / ms,
+                     "host_ms": host, "host_ms_loop": host_loop, "gpu_ms": gpu, "gpu_ms_loop": gpu_loop,
                      "tflops": flops / ms / 1e9, "tflops_loop": flops / ms_loop / 1e9, "max_rel_diff": diff})
         progress(f"{count:3d} problems  group_gemm {ms:.3f} ms  loop {ms_loop:.3f} ms  ratio {ms_loop / ms:.3f} "
-                 f"diff {diff:.1e}")
+                 f"diff {diff:.1e}  host {host:.3f} / {host_loop:.3f} ms  gpu {gpu:.3f} / {gpu_loop:.3f} ms")
     return {"suite": "groups", "environment": environment(), "baseline": "Python loop of torch.matmul",
             "method": f"eager wall time of {iters} back-to-back calls, {rounds} alternating rounds, median",
+            "tile": tile or "heuristic",
             "geomean_ratio_vs_loop": geomean(r["ratio_vs_loop"] for r in rows), "results": rows}

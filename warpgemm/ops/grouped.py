@@ -266,34 +266,3 @@ def _grouped_backward(ctx, grad):
 
 
 grouped_mm_tokens.register_autograd(_grouped_backward, setup_context=_grouped_setup)
-
-
-def group_gemm(list_a, list_b) -> list:
-    """[a_i @ b_i]: independent 2-D problems of any shapes (bf16/fp16, one device), in one kernel launch.
-
-    Each a_i is (M_i, K_i) and b_i (K_i, N_i), any strides; the outputs are new (M_i, N_i) tensors in the inputs'
-    dtype. The launch reads a small table of pointers and sizes copied to the device (no synchronization)."""
-    from ..kernels.portable.group_gemm import launch_group_gemm
-
-    if not isinstance(list_a, (list, tuple)) or not isinstance(list_b, (list, tuple)):
-        raise TypeError("group_gemm takes two lists of tensors: list_a and list_b")
-    if len(list_a) != len(list_b):
-        raise ValueError(f"list_a and list_b must have the same length, got {len(list_a)} and {len(list_b)}")
-    if not list_a:
-        return []
-    problems = []
-    for i, (a, b) in enumerate(zip(list_a, list_b)):
-        checks.check_tensor(f"list_a[{i}]", a)
-        checks.check_tensor(f"list_b[{i}]", b)
-        checks.check_gemm_dtypes(a, b, f"list_a[{i}]", f"list_b[{i}]")
-        if a.dtype != list_a[0].dtype:
-            raise TypeError(f"list_a[{i}] must have the dtype of list_a[0] ({list_a[0].dtype}), got {a.dtype}")
-        if a.dim() != 2 or b.dim() != 2 or a.shape[1] != b.shape[0]:
-            raise ValueError(f"problem {i}: list_a[{i}] (M, K) and list_b[{i}] (K, N) must be 2-D with matching K, "
-                             f"got {tuple(a.shape)} and {tuple(b.shape)}")
-        problems.append((a, b))
-    checks.check_devices(**{f"list_a[{i}]": a for i, a in enumerate(list_a)},
-                         **{f"list_b[{i}]": b for i, b in enumerate(list_b)})
-    outs = [torch.empty((a.shape[0], b.shape[1]), dtype=a.dtype, device=a.device) for a, b in problems]
-    launch_group_gemm(problems, outs)
-    return outs

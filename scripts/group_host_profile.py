@@ -1,0 +1,65 @@
+"""Where the host time of an eager group_gemm call goes: unit costs of the torch calls it makes, then cProfile
+over back-to-back calls.
+
+    python scripts/group_host_profile.py [problems]
+"""
+import cProfile
+import pstats
+import sys
+import time
+
+import torch
+
+import warpgemm
+from warpgemm.bench.groups_bench import mixed_problems
+
+
+def per_call_us(fn, n=2000):
+    for _ in range(50):
+        fn()
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(n):
+        fn()
+    dt = time.perf_counter() - t0
+    torch.cuda.synchronize()
+    return dt / n * 1e6
+
+
+def main():
+    count = int(sys.argv[1]) if len(sys.argv) > 1 else 16
+    _, la, lb = mixed_problems(count, seed=count)
+    a = la[0]
+    flat = torch.empty(1 << 20, dtype=torch.bfloat16, device="cuda")
+    host = torch.arange(16 * count, dtype=torch.int64)
+    units = {
+        "a.device": lambda: a.device,
+        "a.get_device()": lambda: a.get_device(),
+        "a.is_cuda": lambda: a.is_cuda,
+        "a.shape": lambda: a.shape,
+        "a.stride()": lambda: a.stride(),
+        "a.data_ptr()": lambda: a.data_ptr(),
+        "a.dtype": lambda: a.dtype,
+        "flat.as_strided": lambda: flat.as_strided((64, 64), (64, 1), 4096),
+        "torch.empty cuda": lambda: torch.empty(4096, dtype=torch.bfloat16, device=a.device),
+        "torch.empty pinned": lambda: torch.empty(16 * count, dtype=torch.int64, pin_memory=True),
+        "pinned .to(cuda, non_blocking)": lambda: host.pin_memory().to(a.device, non_blocking=True),
+        "pageable .to(cuda, non_blocking)": lambda: host.to(a.device, non_blocking=True),
+        "is_current_stream_capturing": lambda: torch.cuda.is_current_stream_capturing(),
+        "current raw stream": lambda: torch._C._cuda_getCurrentRawStream(0),
+        "torch.matmul(a, b) (loop step)": lambda: torch.matmul(la[0], lb[0]),
+        f"group_gemm x{count}": lambda: warpgemm.group_gemm(la, lb),
+    }
+    for name, fn in units.items():
+        print(f"{name:36s} {per_call_us(fn, 500 if 'group' in name else 2000):8.2f} us")
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(300):
+        warpgemm.group_gemm(la, lb)
+    prof.disable()
+    torch.cuda.synchronize()
+    pstats.Stats(prof).sort_stats("tottime").print_stats(25)
+
+
+if __name__ == "__main__":
+    main()
