@@ -52,6 +52,23 @@ def main():
     }
     for name, fn in units.items():
         print(f"{name:36s} {per_call_us(fn, 500 if 'group' in name else 2000):8.2f} us")
+    # Host time per call while the GPU is busy (a deep queue, as in a training step): a copy that waits on the
+    # stream shows here as host time approaching the queued GPU work.
+    big = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
+    for mode in ("driver copy", ):
+        for n in (20, 500):
+            torch.cuda.synchronize()
+            for _ in range(4):
+                big @ big  # ~6 ms of queued GPU work
+            t0 = time.perf_counter()
+            for _ in range(n):
+                warpgemm.group_gemm(la, lb)
+            host = (time.perf_counter() - t0) / n * 1e6
+            torch.cuda.synchronize()
+            wall = (time.perf_counter() - t0) / n * 1e6
+            print(f"table copy {mode:8s} {n:4d} calls behind 6 ms of GPU work: host {host:7.1f} us/call, "
+                  f"wall {wall:7.1f} us/call")
+        print(f"{mode}: group_gemm x{count} back-to-back {per_call_us(lambda: warpgemm.group_gemm(la, lb), 500):.1f} us")
     prof = cProfile.Profile()
     prof.enable()
     for _ in range(300):

@@ -155,6 +155,51 @@ def group_gemm(list_a, list_b) -> list:
     return outs
 
 
+class _Driver:
+    """cuMemcpyHtoDAsync from libcuda (ctypes), or None: a pageable host-to-device copy that stages the source
+    before returning (no device synchronization), at a fraction of the host cost of torch's copy."""
+
+    fn = None
+    tried = False
+
+    @classmethod
+    def memcpy(cls):
+        if not cls.tried:
+            cls.tried = True
+            try:
+                fn = ctypes.CDLL("libcuda.so.1").cuMemcpyHtoDAsync_v2
+                fn.argtypes = [ctypes.c_uint64, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
+                fn.restype = ctypes.c_int
+                cls.fn = fn
+            except (OSError, AttributeError):
+                cls.fn = None
+        return cls.fn
+
+
+_TABLES: dict[tuple[int, int], torch.Tensor] = {}  # (device, stream) -> device table buffer, reused in stream order
+
+
+def _copy_table(table: array.array, nbytes: int, index: int) -> torch.Tensor:
+    """The table on the device. One buffer per (device, stream): the copy for a call is queued behind the kernel
+    of the call before on the same stream, so overwriting it never races a reader.
+
+    Measured (scripts/group_host_profile.py, notes/perf.md): the driver's pageable copy does not wait for the
+    stream (host time per call unchanged behind 6 ms of queued GPU work) and costs less than torch's pinned path,
+    whose host-allocator bookkeeping grows with the calls in flight (64 problems: 286 vs 556 us per call)."""
+    memcpy = _Driver.memcpy()
+    if memcpy is None:
+        return torch.frombuffer(table, dtype=torch.int64).to(torch.device("cuda", index), non_blocking=True)
+    stream = torch._C._cuda_getCurrentRawStream(index)
+    key = (index, stream)
+    buf = _TABLES.get(key)
+    if buf is None or buf.numel() * 8 < nbytes:
+        buf = _TABLES[key] = torch.empty(max(nbytes // 8, 4096), dtype=torch.int64, device=index)
+    rc = memcpy(buf.data_ptr(), table.buffer_info()[0], nbytes, stream)
+    if rc != 0:
+        raise RuntimeError(f"cuMemcpyHtoDAsync failed with CUresult {rc} (group_gemm's problem table)")
+    return buf
+
+
 def _launch_tma(plan: _Plan, flat: torch.Tensor) -> None:
     ms, ns, table = plan.ms, plan.ns, plan.table
     groups = len(ms)
@@ -166,17 +211,16 @@ def _launch_tma(plan: _Plan, flat: torch.Tensor) -> None:
         tiles += -(-M // bm) * -(-N // bn)
         table.append(tiles)
         c_aligned = c_aligned and N % 8 == 0
+    device = plan.device
+    nbytes = len(table) * 8
     if torch.cuda.is_current_stream_capturing():
         # A captured copy is replayed from the same host memory: pinned, and kept for the graph's lifetime.
         host = torch.empty(len(table), dtype=torch.int64, pin_memory=True)
-        ctypes.memmove(host.data_ptr(), table.buffer_info()[0], len(table) * 8)
+        ctypes.memmove(host.data_ptr(), table.buffer_info()[0], nbytes)
         _KEEP_FOR_GRAPHS.append(host)
+        dev = host.to(device, non_blocking=True)
     else:
-        # A pageable source: the copy stages it before returning (no device synchronization), so the array may
-        # be dropped at once; cheaper than a pinned buffer here (one allocation and one copy fewer).
-        host = torch.frombuffer(table, dtype=torch.int64)
-    device = plan.device
-    dev = host.to(device, non_blocking=True)
+        dev = _copy_table(table, nbytes, device.index)
     b_kmajor = plan.b_layout
     if _env.LOG_ENABLED:
         _env.log(f"group_gemm: {groups} problems, {tiles} tiles, hopper TMA kernel, tile {tile} "

@@ -151,7 +151,7 @@ def launch_group_gemm_tma(table: torch.Tensor, table_ptr: int, ends_ptr: int, ou
         # Device-built descriptors live in global scratch that Triton asks an allocator for. Set ours only for
         # this launch: the process-wide allocator belongs to the user.
         token = _allocation._allocator.set(
-            lambda size, align, _stream: split_k_scratch(device, stream, triton.cdiv(size, 4), 1)[0])
+            lambda size, align, _stream: split_k_scratch(device, stream, -(-size // 4), 1)[0])
         try:
             compiled = group_gemm_tma_kernel[(grid, )](table, table[groups * FIELDS:], out, groups, total_tiles,
                                                        **constexprs, num_warps=warps)
@@ -160,7 +160,7 @@ def launch_group_gemm_tma(table: torch.Tensor, table_ptr: int, ends_ptr: int, ou
         if v is None:
             _VARIANTS[key] = _Variant(compiled, constexprs)
         return
-    scratch = split_k_scratch(device, stream, triton.cdiv(grid * v.scratch_bytes, 4), 1)[0]
+    scratch = split_k_scratch(device, stream, -(-grid * v.scratch_bytes // 4), 1)[0]
     c = v.compiled
     v.fn(grid, 1, 1, stream, c.function, False, False, scratch.data_ptr(), None, c.packed_metadata, None, None,
          None, table_ptr, ends_ptr, out.data_ptr(), groups, total_tiles, *v.tail)
