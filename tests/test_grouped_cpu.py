@@ -111,6 +111,10 @@ def test_group_gemm_bad_arguments():
         warpgemm.group_gemm([a], [b[:5]])
     with pytest.raises(TypeError, match="dtype of list_a"):
         warpgemm.group_gemm([a, a.half()], [b, b.half()])
+    with pytest.raises(RuntimeError, match="does not record autograd"):
+        warpgemm.group_gemm([a], [b.clone().requires_grad_()])
+    with torch.no_grad():
+        assert warpgemm.group_gemm([a], [b.clone().requires_grad_()])[0].shape == (4, 3)
 
 
 def test_out_and_out_dtype_must_agree():

@@ -91,6 +91,9 @@ def _plan(list_a, list_b) -> _Plan:
         sa, sb = a.shape, b.shape
         if len(sa) != 2 or len(sb) != 2 or sa[1] != sb[0]:
             _bad_problem(i, a, b, list_a)
+        if (a.requires_grad or b.requires_grad) and torch.is_grad_enabled():
+            raise RuntimeError(f"group_gemm does not record autograd, but list_a[{i}] or list_b[{i}] requires grad: "
+                               "call it under torch.no_grad(), or use matmul per problem (or grouped_mm) to train")
         if (a.get_device() != index or b.get_device() != index) if index >= 0 else \
                 (a.device != device or b.device != device):
             _bad_problem(i, a, b, list_a)
