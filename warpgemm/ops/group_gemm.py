@@ -149,7 +149,11 @@ def group_gemm(list_a, list_b) -> list:
         return outs
     if plan.b_layout is not None and device.type == "cuda" and _env.BACKEND != "portable" and \
             _env.is_hopper(device.index):
-        _launch_tma(plan, flat)
+        if torch._C._cuda_getDevice() != device.index:
+            with torch.cuda.device(device.index):  # the table copy and the launch use the current device's context
+                _launch_tma(plan, flat)
+        else:
+            _launch_tma(plan, flat)
     else:
         from ..kernels.portable.group_gemm import launch_group_gemm
 
