@@ -34,8 +34,9 @@ MAX_RESIDENT = 1024  # at most this many problems: cumulative tile counts stay i
 
 
 @triton.jit(do_not_specialize=["G", "total_tiles"])  # the raw launcher passes any values: no int specialization
-def group_gemm_tma_kernel(table_ptr, tile_ends_ptr, c_base, G, total_tiles, DTYPE: tl.constexpr, B_KMAJOR: tl.constexpr,
-                          C_ALIGNED: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, STAGES: tl.constexpr,
+def group_gemm_tma_kernel(table_ptr, tile_ends_ptr, c_base, G, total_tiles,  #
+                          DTYPE: tl.constexpr, B_KMAJOR: tl.constexpr, C_ALIGNED: tl.constexpr,  #
+                          BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, STAGES: tl.constexpr,
                           BLOCK_G: tl.constexpr, RESIDENT: tl.constexpr):
     """C_g = A_g @ B_g for every problem g; A_g (M, K) row-major, B_g (K, N) row-major, or (N, K) row-major read
     as its transpose when B_KMAJOR; C_g (M, N) row-major. A and B: bases and pitches multiples of 16 bytes
@@ -100,7 +101,7 @@ def group_gemm_tma_kernel(table_ptr, tile_ends_ptr, c_base, G, total_tiles, DTYP
 
 _TL = {torch.bfloat16: tl.bfloat16, torch.float16: tl.float16}
 
-# (BLOCK_M, BLOCK_N, BLOCK_K, STAGES, num_warps, programs per SM); chosen by group_tile_config.
+# (BLOCK_M, BLOCK_N, BLOCK_K, STAGES, num_warps, programs per SM); chosen per call by tile_config_for.
 TILE_CONFIGS = {
     "large": (128, 128, 64, 4, 8, 1),
     "medium": (128, 128, 64, 3, 8, 2),
