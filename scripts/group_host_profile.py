@@ -12,18 +12,14 @@ import torch
 
 import warpgemm
 from warpgemm.bench.groups_bench import mixed_problems
+from warpgemm.bench.timing import eager_ms
 
 
 def per_call_us(fn, n=2000):
+    """Host time per call (issue time from an idle GPU), after a warm-up."""
     for _ in range(50):
         fn()
-    torch.cuda.synchronize()
-    t0 = time.perf_counter()
-    for _ in range(n):
-        fn()
-    dt = time.perf_counter() - t0
-    torch.cuda.synchronize()
-    return dt / n * 1e6
+    return eager_ms(fn, n)[0] * 1e3
 
 
 def main():
@@ -55,20 +51,17 @@ def main():
     # Host time per call while the GPU is busy (a deep queue, as in a training step): a copy that waits on the
     # stream shows here as host time approaching the queued GPU work.
     big = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
-    for mode in ("driver copy", ):
-        for n in (20, 500):
-            torch.cuda.synchronize()
-            for _ in range(4):
-                big @ big  # ~6 ms of queued GPU work
-            t0 = time.perf_counter()
-            for _ in range(n):
-                warpgemm.group_gemm(la, lb)
-            host = (time.perf_counter() - t0) / n * 1e6
-            torch.cuda.synchronize()
-            wall = (time.perf_counter() - t0) / n * 1e6
-            print(f"table copy {mode:8s} {n:4d} calls behind 6 ms of GPU work: host {host:7.1f} us/call, "
-                  f"wall {wall:7.1f} us/call")
-        print(f"{mode}: group_gemm x{count} back-to-back {per_call_us(lambda: warpgemm.group_gemm(la, lb), 500):.1f} us")
+    for n in (20, 500):
+        torch.cuda.synchronize()
+        for _ in range(4):
+            big @ big  # ~6 ms of queued GPU work
+        t0 = time.perf_counter()
+        for _ in range(n):
+            warpgemm.group_gemm(la, lb)
+        host = (time.perf_counter() - t0) / n * 1e6
+        torch.cuda.synchronize()
+        wall = (time.perf_counter() - t0) / n * 1e6
+        print(f"{n:4d} calls behind 6 ms of GPU work: host {host:7.1f} us/call, wall {wall:7.1f} us/call")
     prof = cProfile.Profile()
     prof.enable()
     for _ in range(300):

@@ -3,12 +3,11 @@ both sides (wall time of back-to-back calls, synchronized at the ends): how user
 from __future__ import annotations
 
 import statistics
-import time
 
 import torch
 
 from .gemm_bench import environment
-from .timing import geomean, warm_gpu
+from .timing import bench_graph_ms, eager_ms, geomean, warm_gpu
 
 
 def mixed_problems(count: int, seed: int = 0):
@@ -19,48 +18,6 @@ def mixed_problems(count: int, seed: int = 0):
     la = [torch.randn(m, k, device="cuda", dtype=torch.bfloat16) for m, k, n in shapes]
     lb = [torch.randn(k, n, device="cuda", dtype=torch.bfloat16) for m, k, n in shapes]
     return shapes, la, lb
-
-
-def eager_ms(fn, iters: int) -> float:
-    torch.cuda.synchronize()
-    start = time.perf_counter()
-    for _ in range(iters):
-        fn()
-    torch.cuda.synchronize()
-    return (time.perf_counter() - start) * 1e3 / iters
-
-
-def host_ms(fn, iters: int) -> float:
-    """Host time per call: the time to issue the calls, the GPU being idle at the start (the launch queue does
-    not fill in this many calls, so issuing never waits on the GPU)."""
-    torch.cuda.synchronize()
-    start = time.perf_counter()
-    for _ in range(iters):
-        fn()
-    issued = time.perf_counter() - start
-    torch.cuda.synchronize()
-    return issued * 1e3 / iters
-
-
-def graph_ms(fn, iters: int) -> float:
-    """GPU time per call: `iters` calls captured in one CUDA graph, replayed (no host work in the timing)."""
-    stream = torch.cuda.Stream()
-    stream.wait_stream(torch.cuda.current_stream())
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.stream(stream), torch.cuda.graph(graph, stream=stream):
-        for _ in range(iters):
-            fn()
-    torch.cuda.current_stream().wait_stream(stream)
-    graph.replay()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    times = []
-    for _ in range(3):
-        start.record()
-        graph.replay()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) / iters)
-    return statistics.median(times)
 
 
 def run_groups_suite(counts=(4, 8, 16, 32, 64), rounds: int = 5, iters: int = 20, tile: str | None = None,
@@ -84,11 +41,10 @@ def run_groups_suite(counts=(4, 8, 16, 32, 64), rounds: int = 5, iters: int = 20
         ta, tb = [], []
         for r in range(rounds):
             for fn, acc in ((ours, ta), (loop, tb)) if r % 2 == 0 else ((loop, tb), (ours, ta)):
-                acc.append(eager_ms(fn, iters))
+                acc.append(eager_ms(fn, iters)[1])
         ms, ms_loop = statistics.median(ta), statistics.median(tb)
-        host, host_loop = statistics.median(host_ms(ours, iters) for _ in range(3)), \
-            statistics.median(host_ms(loop, iters) for _ in range(3))
-        gpu, gpu_loop = graph_ms(ours, iters), graph_ms(loop, iters)
+        host, host_loop = [statistics.median([eager_ms(fn, iters)[0] for _ in range(3)]) for fn in (ours, loop)]
+        gpu, gpu_loop = bench_graph_ms(ours), bench_graph_ms(loop)  # GPU time alone: CUDA-graph replay
         flops = sum(2 * m * k * n for m, k, n in shapes)
         rows.append({"problems": count, "shapes": shapes, "ms": ms, "ms_loop": ms_loop, "ratio_vs_loop": ms_loop / ms,
                      "host_ms": host, "host_ms_loop": host_loop, "gpu_ms": gpu, "gpu_ms_loop": gpu_loop,

@@ -7,18 +7,10 @@ same process, alternating.
 from __future__ import annotations
 
 import statistics
-import time
 
 import torch
 
-
-def _per_call_us(fn, iters: int) -> float:
-    torch.cuda.synchronize()
-    t0 = time.perf_counter()
-    for _ in range(iters):
-        fn()
-    torch.cuda.synchronize()
-    return (time.perf_counter() - t0) / iters * 1e6
+from .timing import eager_ms
 
 
 def measure_overhead(size: int = 256, iters: int = 2000, rounds: int = 5, dtype=torch.bfloat16) -> dict:
@@ -41,7 +33,7 @@ def measure_overhead(size: int = 256, iters: int = 2000, rounds: int = 5, dtype=
         for r in range(rounds):
             order = [("warpgemm", ours), ("torch", theirs)]
             for key, fn in (order if r % 2 == 0 else order[::-1]):
-                times[key].append(_per_call_us(fn, iters))
+                times[key].append(eager_ms(fn, iters)[1] * 1e3)
         out[name] = {"warpgemm_us": statistics.median(times["warpgemm"]),
                      "torch_us": statistics.median(times["torch"]),
                      "rounds_warpgemm_us": times["warpgemm"], "rounds_torch_us": times["torch"]}

@@ -43,6 +43,19 @@ def bench_graph_ms(fn: Callable[[], object], rep_ms: int = 100) -> float:
     return triton.testing.do_bench_cudagraph(fn, rep=rep_ms, return_mode="median")
 
 
+def eager_ms(fn: Callable[[], object], iters: int) -> tuple[float, float]:
+    """(host ms, wall ms) per call of `iters` back-to-back eager calls, from an idle GPU: host = the time to issue
+    them (the launch queue does not fill in a few thousand small calls, so issuing never waits on the GPU),
+    wall = until the GPU has finished them too."""
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(iters):
+        fn()
+    issued = time.perf_counter() - start
+    torch.cuda.synchronize()
+    return issued * 1e3 / iters, (time.perf_counter() - start) * 1e3 / iters
+
+
 def alternate(fn_a: Callable[[], object], fn_b: Callable[[], object], rounds: int = 5, rep_ms: int = 100,
               use_graph: bool = False) -> PairTiming:
     """Median times of fn_a and fn_b over `rounds` rounds, the order flipping every round."""
