@@ -1,20 +1,42 @@
-"""Probe: grouped_mm configs on the fine-grained MoE cases (skewed routing), each against torch._grouped_mm."""
+"""Probe: grouped_mm configs on the MoE cases, each against torch._grouped_mm in the same process.
+
+    PYTHONPATH=. python3 scripts/moe_config_probe.py [json]
+    CONFIGS=128x256x64_s3_w8_g8,128x128x128_s3_w4_g8 ROUTINGS=uniform CASES=3,4 python3 scripts/moe_config_probe.py
+"""
+import json
+import os
+import sys
+
 import torch
-import triton
 
 import warpgemm
 from warpgemm.bench.moe_bench import MOE_CASES, routing
-from warpgemm.config import GemmConfig
+from warpgemm.bench.sweep import parse_config
+from warpgemm.bench.timing import alternate, warm_gpu
 
-CONFIGS = [GemmConfig(64, 128, 64, 8, 4), GemmConfig(128, 128, 64, 6, 4), GemmConfig(128, 256, 64, 3, 8),
-           GemmConfig(64, 256, 64, 4, 4), GemmConfig(128, 128, 64, 5, 4, consumers=2)]
-for case in MOE_CASES[3:]:
+CONFIGS = os.environ.get("CONFIGS", "64x128x64_s8_w4_g8,128x128x64_s6_w4_g8,128x256x64_s3_w8_g8,64x256x64_s4_w4_g8,"
+                                    "128x128x64_s5_w4_g8_pp")
+configs = [parse_config(c) for c in CONFIGS.split(",")]
+cases = [MOE_CASES[int(i)] for i in os.environ.get("CASES", "3,4,5,6,7").split(",")]
+routings = os.environ.get("ROUTINGS", "skewed").split(",")
+warm_gpu(2.0)
+rows = []
+for case in cases:
     a = torch.randn(case.tokens, case.K, device="cuda").to(torch.bfloat16)
     b = torch.randn(case.experts, case.N, case.K, device="cuda").to(torch.bfloat16).transpose(1, 2)
-    offs = torch.tensor(routing(case.experts, case.tokens, "skewed"), device="cuda").cumsum(0).to(torch.int32)
-    base = triton.testing.do_bench(lambda: torch._grouped_mm(a, b, offs))
-    cells = []
-    for cfg in CONFIGS:
-        ms = triton.testing.do_bench(lambda: warpgemm.grouped_mm(a, b, offs, config=cfg))
-        cells.append(f"{cfg.name}={base / ms:.3f}")
-    print(case.label, " ".join(cells), flush=True)
+    for how in routings:
+        offs = torch.tensor(routing(case.experts, case.tokens, how), device="cuda").cumsum(0).to(torch.int32)
+        want = torch._grouped_mm(a, b, offs)
+        cells = []
+        for cfg in configs:
+            got = warpgemm.grouped_mm(a, b, offs, config=cfg)
+            assert torch.equal(got, want) or (got.float() - want.float()).abs().max() < 1e-1, cfg.name
+            t = alternate(lambda: warpgemm.grouped_mm(a, b, offs, config=cfg), lambda: torch._grouped_mm(a, b, offs),
+                          rounds=2, rep_ms=60)
+            rows.append({"case": case.label, "routing": how, "config": cfg.name, "ms": t.ms_a,
+                         "ms_grouped_mm": t.ms_b, "ratio": t.ms_b / t.ms_a})
+            cells.append(f"{cfg.name}={t.ms_b / t.ms_a:.3f}")
+        print(f"{case.label} {how}: " + " ".join(cells), flush=True)
+if len(sys.argv) > 1:
+    with open(sys.argv[1], "w") as f:
+        json.dump(rows, f, indent=1)

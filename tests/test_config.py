@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from warpgemm.config import SMEM_LIMIT, GemmConfig, check_config, launch_warps, worker_consumer_regs
-from warpgemm.heuristics import SHIPPED_CONFIGS, choose_config
+from warpgemm.heuristics import NARROW, SHIPPED_CONFIGS, SMALL, choose_config
 
 DTYPES = [(torch.bfloat16, torch.bfloat16), (torch.float16, torch.float16), (torch.bfloat16, torch.float32),
           (torch.float16, torch.float32)]
@@ -21,6 +21,7 @@ def test_shipped_configs_are_valid_for_16bit_outputs(cfg):
 @pytest.mark.parametrize("bad, reason", [
     (GemmConfig(block_m=96), "block_m must be"),
     (GemmConfig(block_n=100), "block_n must be"),
+    (GemmConfig(block_n=192), "block_n must be"),  # not a power of two: the TMA descriptor refuses the box
     (GemmConfig(block_k=16), "block_k must be"),
     (GemmConfig(consumer_warps=2), "consumer_warps"),
     (GemmConfig(block_m=64, consumer_warps=8), "too small"),
@@ -106,7 +107,8 @@ def test_config_names_round_trip_through_the_sweep_parser():
 
 def test_few_tiles_use_64_row_tiles_and_many_use_the_cooperative_tile():
     pick = lambda m, n: choose_config(1, m, n, 4096, torch.bfloat16, torch.bfloat16, 132)[0]  # noqa: E731
-    assert pick(128, 4096).block_m == 64      # 32 tiles of 128x128 for 132 SMs
+    assert pick(128, 4096) == NARROW           # 64 tiles of 64x128 for 132 SMs: 64x64 tiles
+    assert pick(128, 8192) == SMALL            # 128 tiles of 64x128
     assert pick(256, 14336) == pick(128, 14336) and pick(256, 14336).block_n == 128
     assert pick(512, 28672).block_n == 256
     assert pick(256, 4096).block_m == 64

@@ -155,3 +155,14 @@ def test_group_gemm_outputs_share_one_allocation():
     base = outs[0].untyped_storage().data_ptr()
     assert all(c.untyped_storage().data_ptr() == base for c in outs)
     assert all(c.is_contiguous() and (c.data_ptr() - base) % 128 == 0 for c in outs)
+
+
+def test_grouped_tile_choice_follows_groups_and_rows():
+    from warpgemm.heuristics import GROUPED_LARGE, LARGE, SMALL
+    from warpgemm.ops.grouped import grouped_config
+
+    bf = torch.bfloat16
+    assert grouped_config(16384, 128, bf, bf) == GROUPED_LARGE  # fine-grained experts: 4-row bands
+    assert grouped_config(16384, 8, bf, bf) == LARGE            # few large experts: 8-row bands
+    assert grouped_config(512, 32, bf, bf) == SMALL             # ~16 rows per group: 64-row tiles
+    assert warpgemm.check_config(grouped_config(16384, 128, bf, torch.float32), bf, torch.float32) is None

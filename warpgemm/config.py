@@ -102,8 +102,9 @@ def check_config(cfg: GemmConfig, in_dtype: torch.dtype, out_dtype: torch.dtype)
     bm, bn, bk = cfg.block_m, cfg.block_n, cfg.block_k
     if bm not in (64, 128, 256):
         return f"block_m must be 64, 128 or 256, got {bm}"
-    if bn not in (16, 32, 64, 128, 192, 256):
-        return f"block_n must be 16, 32, 64, 128, 192 or 256, got {bn}"
+    # TMA boxes (the operand and output tiles) must have power-of-two sides: 192 fails in the descriptor.
+    if bn not in (16, 32, 64, 128, 256):
+        return f"block_n must be 16, 32, 64, 128 or 256, got {bn}"
     if bk not in (32, 64, 128, 256):
         return f"block_k must be 32, 64, 128 or 256, got {bk}"
     if bk * in_dtype.itemsize < 32:

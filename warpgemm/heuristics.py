@@ -6,7 +6,8 @@ The rules are few and each rests on `warpgemm bench sweep` runs (notes/perf.md, 
   N side (16, 32 or 64); whole 64-row tiles with 256-wide K steps stream the weight fastest (bench decode sweeps).
 - Fewer than half as many 128x128 tiles as SMs (e.g. M = 128-256 against a 4096-8192-wide weight): 64x128
   tiles with an 8-deep ring. One SM streams operands at only ~100-125 GB/s, so small problems need many SMs
-  busy, and deep rings keep each SM's bytes in flight.
+  busy, and deep rings keep each SM's bytes in flight. Where even 64x128 tiles would fill at most half the SMs
+  (M = 128 against a 4096-wide weight), 64x64 tiles with 128-wide K steps (twice the SMs streaming).
 - M >= 512 with enough 128x256 tiles to fill half the SMs: two warpgroups on one 128x256 tile (the most
   reuse per byte loaded; best or tied on every dense shape swept).
 - Otherwise one warpgroup on 128x128 tiles with a 6-deep ring (4 -> 6 stages: geomean 0.83 -> 0.92 on `mid`).
@@ -30,6 +31,9 @@ MEDIUM = GemmConfig(block_m=128, block_n=128, block_k=64, stages=6, consumer_war
 MEDIUM_FP32_OUT = MEDIUM.replace(stages=4)
 # One warpgroup on 64-row tiles: tiny M, or too few 128-row tiles to occupy the SMs.
 SMALL = GemmConfig(block_m=64, block_n=128, block_k=64, stages=8, consumer_warps=4, group_m=8)
+# Very few tiles: 64x64 tiles double the SMs that stream (results/2026-11-22-issue4-mid/: 128x4096x4096
+# 0.87 -> 0.97x cuBLAS, 128x4096x14336 0.98 -> 1.07x).
+NARROW = GemmConfig(block_m=64, block_n=64, block_k=128, stages=6, consumer_warps=4, group_m=8)
 
 # Decode (M <= 64), by the rows of x a tile holds: swap-AB, 64 weight rows per tile (the fewest wgmma takes), whole
 # tiles (no K split) and long K steps. Measured (results/2026-11-22-issue6-decode/sweep_*.json): 64-row tiles with
@@ -41,7 +45,12 @@ DECODE = {
     64: GemmConfig(block_m=64, block_n=64, block_k=128, stages=6, consumer_warps=4, swap_ab=True),
 }
 
-SHIPPED_CONFIGS: tuple[GemmConfig, ...] = (LARGE, MEDIUM, MEDIUM_FP32_OUT, SMALL) + tuple(DECODE.values())
+# grouped_mm's tile for 64+ groups of >= 64 rows on average: bands of 4 tile-rows instead of 8
+# (results/2026-11-22-issue4-mid/moe_probe*.json: faster on 11 of 12 fine-grained cases by 1-6%, slower with 8 experts).
+GROUPED_LARGE = LARGE.replace(group_m=4)
+
+SHIPPED_CONFIGS: tuple[GemmConfig, ...] = ((LARGE, MEDIUM, MEDIUM_FP32_OUT, SMALL, NARROW) + tuple(DECODE.values())
+                                           + (GROUPED_LARGE, ))
 
 
 def decode_config(M: int) -> GemmConfig:
@@ -58,9 +67,12 @@ def choose_config(batches: int, M: int, N: int, K: int, in_dtype: torch.dtype, o
     """The config for a (batches, M, N, K) problem and a short reason (for WARPGEMM_LOG / explain)."""
     tiles_128 = batches * _cdiv(M, 128) * _cdiv(N, 128)
     tiles_large = batches * _cdiv(M, 128) * _cdiv(N, 256)
+    tiles_small = batches * _cdiv(M, 64) * _cdiv(N, 128)
     if M <= 64:
         order, why = (decode_config(M), SMALL, MEDIUM_FP32_OUT), \
             f"M={M} <= 64: swap-AB (weight rows on wgmma's M side), whole 64-row tiles (stream-K and split-K measured slower)"
+    elif tiles_small <= num_sms // 2:
+        order, why = (NARROW, SMALL, MEDIUM_FP32_OUT), f"{tiles_small} 64x128 tiles for {num_sms} SMs: 64x64 tiles"
     elif tiles_128 < num_sms // 2:
         order, why = (SMALL, MEDIUM_FP32_OUT), f"{tiles_128} 128x128 tiles for {num_sms} SMs: 64x128 tiles"
     elif M >= 512 and tiles_large >= num_sms // 2:

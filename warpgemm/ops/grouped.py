@@ -29,7 +29,7 @@ import torch
 
 from .. import _env
 from ..config import GemmConfig, check_config
-from ..heuristics import LARGE, MEDIUM, SMALL
+from ..heuristics import GROUPED_LARGE, LARGE, MEDIUM, SMALL
 from . import checks
 
 _CHECK_OFFS = os.environ.get("WARPGEMM_CHECK_OFFS", "0").lower() in {"1", "true", "yes", "on"}
@@ -70,9 +70,11 @@ def grouped_config(rows: int, groups: int, in_dtype, out_dtype) -> GemmConfig:
 
     Measured (scripts/moe_config_probe.py, notes/perf.md): with >= 128 rows per group on average the 128x256
     cooperative tile beats 128x128 by 6-25% even where many groups are small; 64-row tiles only pay off when
-    the groups are a few dozen rows."""
+    the groups are a few dozen rows. With 64 or more groups, bands of 4 tile-rows instead of 8 (faster on 11 of 12
+    fine-grained cases by 1-6%; slower on 8 of 9 eight-expert cases: results/2026-11-22-issue4-mid/moe_probe*.json)."""
     mean = rows / max(groups, 1)
-    order = (SMALL, MEDIUM) if mean <= 64 else (LARGE, MEDIUM, SMALL)
+    large = GROUPED_LARGE if groups >= 64 else LARGE
+    order = (SMALL, MEDIUM) if mean <= 64 else (large, MEDIUM, SMALL)
     for cfg in order:
         if check_config(cfg, in_dtype, out_dtype) is None:
             return cfg

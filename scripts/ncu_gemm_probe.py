@@ -1,0 +1,27 @@
+"""One call each of a few GEMM configs and of cuBLAS on one shape, for Nsight Compute to measure (duration, L2
+and DRAM bytes). Run under ncu; compile happens in a warm-up call before the profiled range starts.
+
+    ncu --clock-control none --metrics gpu__time_duration.sum,lts__t_bytes.sum,dram__bytes_read.sum \
+        python3 scripts/ncu_gemm_probe.py 128x4096x4096 64x128x64_s8_w4_g8,128x256x64_s3_w8_g8_sk4
+"""
+import sys
+
+import torch
+
+import warpgemm
+from warpgemm.bench.sweep import parse_config
+
+M, N, K = (int(x) for x in sys.argv[1].split("x"))
+configs = [parse_config(c) for c in sys.argv[2].split(",")]
+a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
+w = torch.randn(N, K, device="cuda", dtype=torch.bfloat16)
+for cfg in configs:  # compile outside the profiled calls
+    warpgemm.matmul(a, w.T, config=cfg)
+torch.matmul(a, w.T)
+torch.cuda.synchronize()
+torch.cuda.cudart().cudaProfilerStart()
+for cfg in configs:
+    warpgemm.matmul(a, w.T, config=cfg)
+torch.matmul(a, w.T)
+torch.cuda.synchronize()
+torch.cuda.cudart().cudaProfilerStop()
