@@ -32,7 +32,7 @@ MEDIUM_FP32_OUT = MEDIUM.replace(stages=4)
 # One warpgroup on 64-row tiles: tiny M, or too few 128-row tiles to occupy the SMs.
 SMALL = GemmConfig(block_m=64, block_n=128, block_k=64, stages=8, consumer_warps=4, group_m=8)
 # Very few tiles: 64x64 tiles double the SMs that stream (results/2026-11-22-issue4-mid/: 128x4096x4096
-# 0.87 -> 0.97x cuBLAS, 128x4096x14336 0.98 -> 1.07x).
+# 0.84-0.89 -> 0.97x cuBLAS, 128x4096x14336 0.98 -> 1.06x).
 NARROW = GemmConfig(block_m=64, block_n=64, block_k=128, stages=6, consumer_warps=4, group_m=8)
 
 # Decode (M <= 64), by the rows of x a tile holds: swap-AB, 64 weight rows per tile (the fewest wgmma takes), whole
