@@ -3,8 +3,6 @@ over back-to-back calls.
 
     python scripts/group_host_profile.py [problems]
 """
-import cProfile
-import pstats
 import sys
 import time
 
@@ -12,7 +10,7 @@ import torch
 
 import warpgemm
 from warpgemm.bench.groups_bench import mixed_problems
-from warpgemm.bench.timing import eager_ms
+from warpgemm.bench.timing import eager_ms, print_host_profile
 
 
 def per_call_us(fn, n=2000):
@@ -62,13 +60,7 @@ def main():
         torch.cuda.synchronize()
         wall = (time.perf_counter() - t0) / n * 1e6
         print(f"{n:4d} calls behind 6 ms of GPU work: host {host:7.1f} us/call, wall {wall:7.1f} us/call")
-    prof = cProfile.Profile()
-    prof.enable()
-    for _ in range(300):
-        warpgemm.group_gemm(la, lb)
-    prof.disable()
-    torch.cuda.synchronize()
-    pstats.Stats(prof).sort_stats("tottime").print_stats(25)
+    print_host_profile(lambda: warpgemm.group_gemm(la, lb), 300)
 
 
 if __name__ == "__main__":

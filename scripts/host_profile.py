@@ -2,14 +2,12 @@
 
     python scripts/host_profile.py [M N K]
 """
-import cProfile
-import pstats
 import sys
-import time
 
 import torch
 
 import warpgemm
+from warpgemm.bench.timing import eager_ms, print_host_profile
 
 
 def main():
@@ -20,19 +18,9 @@ def main():
                      (lambda: torch.nn.functional.linear(x, w), "F.linear")):
         for _ in range(200):
             fn()
-        torch.cuda.synchronize()
-        t0 = time.perf_counter()
-        for _ in range(3000):
-            fn()
-        torch.cuda.synchronize()
-        print(f"{name}: {(time.perf_counter() - t0) / 3000 * 1e6:.1f} us per call (host-bound loop)")
-    prof = cProfile.Profile()
-    prof.enable()
-    for _ in range(3000):
-        warpgemm.linear(x, w)
-    prof.disable()
-    torch.cuda.synchronize()
-    pstats.Stats(prof).sort_stats("tottime").print_stats(22)
+        host_ms, wall_ms = eager_ms(fn, 3000)
+        print(f"{name}: {wall_ms * 1e3:.1f} us per call (host-bound loop; {host_ms * 1e3:.1f} us to issue)")
+    print_host_profile(lambda: warpgemm.linear(x, w), 3000, rows=22)
 
 
 if __name__ == "__main__":

@@ -56,6 +56,21 @@ def eager_ms(fn: Callable[[], object], iters: int) -> tuple[float, float]:
     return issued * 1e3 / iters, (time.perf_counter() - start) * 1e3 / iters
 
 
+def print_host_profile(fn: Callable[[], object], calls: int, rows: int = 25) -> None:
+    """cProfile over `calls` back-to-back eager calls of fn, the `rows` costliest functions by own time: where a
+    call's host time goes."""
+    import cProfile
+    import pstats
+
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(calls):
+        fn()
+    prof.disable()
+    torch.cuda.synchronize()
+    pstats.Stats(prof).sort_stats("tottime").print_stats(rows)
+
+
 def alternate(fn_a: Callable[[], object], fn_b: Callable[[], object], rounds: int = 5, rep_ms: int = 100,
               use_graph: bool = False) -> PairTiming:
     """Median times of fn_a and fn_b over `rounds` rounds, the order flipping every round."""
