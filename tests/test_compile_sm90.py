@@ -107,24 +107,6 @@ def test_gemm_kernels_wait_on_the_prior_grid_before_any_access():
         ptx = k.asm["ptx"]
         assert k.metadata.launch_pdl
         assert ptx.count("griddepcontrol.wait") >= 2 and "griddepcontrol.launch_dependents" in ptx
-        assert "cp.async.bulk.prefetch.L2" not in ptx  # off unless the config asks
-
-
-@pytest.mark.parametrize("swap_ab, b_kmajor", [(True, True), (False, True), (False, False)])
-def test_l2_prefetch_is_issued_after_the_wait_on_the_prior_grid(swap_ab, b_kmajor):
-    """The weight prefetch runs in the producer's K loop, never before its wait (an early prefetch measured slower:
-    notes/perf.md); a grouped GEMM never gets it."""
-    from warpgemm.config import GemmConfig
-
-    cfg = GemmConfig(64, 16, 256, 5, 4, swap_ab=True, l2_prefetch=8) if swap_ab else \
-        GemmConfig(64, 128, 64, 8, 4, l2_prefetch=8)
-    ptx = compile_gemm(cfg, b_kmajor=b_kmajor).asm["ptx"]
-    prefetch = ptx.find("cp.async.bulk.prefetch.L2.global")
-    assert prefetch >= 0
-    wait_before = ptx.rfind("griddepcontrol.wait", 0, prefetch)
-    assert wait_before >= 0 and "cp.async.bulk.tensor" in ptx[prefetch:]
-    grouped = compile_gemm(cfg.replace(swap_ab=False, block_n=128), a_batched=False, b_batched=True, grouped=True)
-    assert "cp.async.bulk.prefetch.L2" not in grouped.asm["ptx"]
 
 
 _GROUP_COMPILE = """

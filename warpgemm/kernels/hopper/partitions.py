@@ -30,7 +30,6 @@ class GemmOperands:
     semaphores_ptr: gl.tensor
     out_ptr: gl.tensor
     group_table_ptr: gl.tensor
-    w_ptr: gl.tensor
     a_bufs: gl.shared_memory_descriptor
     b_bufs: gl.shared_memory_descriptor
     ring: BarrierRing
@@ -44,13 +43,11 @@ class GemmOperands:
     SPLIT_K: gl.constexpr
     CONSUMERS: gl.constexpr
     SWAP_AB: gl.constexpr
-    L2_PREFETCH: gl.constexpr
 
     @gluon.constexpr_function
     def __init__(self, a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,
-                 w_ptr, a_bufs, b_bufs, ring, turns,
-                 A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB,
-                 L2_PREFETCH):
+                 a_bufs, b_bufs, ring, turns,
+                 A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB):
         self.a_desc = a_desc
         self.b_desc = b_desc
         self.c_desc = c_desc
@@ -59,7 +56,6 @@ class GemmOperands:
         self.semaphores_ptr = semaphores_ptr
         self.out_ptr = out_ptr
         self.group_table_ptr = group_table_ptr
-        self.w_ptr = w_ptr
         self.a_bufs = a_bufs
         self.b_bufs = b_bufs
         self.ring = ring
@@ -73,7 +69,6 @@ class GemmOperands:
         self.SPLIT_K = gl.constexpr(SPLIT_K)
         self.CONSUMERS = gl.constexpr(CONSUMERS)
         self.SWAP_AB = gl.constexpr(SWAP_AB)
-        self.L2_PREFETCH = gl.constexpr(L2_PREFETCH)
 
     # Static tile shape, read off the operand descriptors' boxes (with SWAP_AB the output descriptor is C's, not
     # the product's: A is the caller's B transposed and the tile is stored transposed).
@@ -145,57 +140,6 @@ def allow_dependents():
 
 
 @gluon.jit
-def prefetch_rows_to_l2(ptrs, nbytes):
-    """cp.async.bulk.prefetch.L2: ask L2 for `nbytes` (a multiple of 16, skipped when <= 0) at each address."""
-    gl.inline_asm_elementwise(
-        "{ .reg .pred p; setp.gt.s32 p, $2, 0; @p cp.async.bulk.prefetch.L2.global [$1], $2; mov.u32 $0, 0; }",
-        "=r,l,r", [ptrs, nbytes], dtype=gl.int32, is_pure=False, pack=1)
-
-
-@gluon.jit
-def prefetch_weight_steps(p: GemmOperands, work, s0, n, KMAJOR: gl.constexpr, BATCHED: gl.constexpr,
-                          BOX: gl.constexpr, desc, off):
-    """Ask L2 for K steps [s0, s0 + n) of `work`'s box of the caller's B (the weight), clipped to the unit's steps
-    and to the tensor: one bulk prefetch per contiguous row of the box. A prefetch needs no shared memory, so the
-    producer can keep more of the weight in flight than its ring holds."""
-    BK: gl.constexpr = p.block_k()
-    s_end = gl.minimum(s0 + n, work.k_count)
-    k_lo = (work.k_first + s0) * BK
-    k_hi = (work.k_first + s_end) * BK
-    # The descriptor is (batch, outer, inner) with inner contiguous: (batch, N, K) when K-major, else (batch, K, N).
-    if KMAJOR:
-        outer0 = off
-        outer_end = gl.minimum(off + BOX, desc.shape[1])
-        inner0 = k_lo
-        inner_n = gl.minimum(k_hi, desc.shape[2]) - k_lo
-    else:
-        outer0 = k_lo
-        outer_end = gl.minimum(k_hi, desc.shape[1])
-        inner0 = off
-        inner_n = gl.minimum(BOX, desc.shape[2] - off)
-    ITEM: gl.constexpr = desc.dtype.primitive_bitwidth // 8
-    # Whole 16-byte units only (a bulk prefetch's size): never past the row's last element.
-    nbytes = (inner_n * ITEM) // 16 * 16
-    if s_end > s0:
-        batch = work.batch if BATCHED else 0
-        base = p.w_ptr + batch.to(gl.int64) * desc.strides[0] + inner0
-        lanes = gl.arange(0, 32, layout=gl.BlockedLayout([1], [32], [1], [0]))
-        sizes = gl.full([32], 0, gl.int32, lanes.type.layout) + nbytes
-        for r0 in range(outer0, outer_end, 32):
-            rows = gl.minimum(r0 + lanes, outer_end - 1)  # lanes past the end repeat the last row (harmless)
-            prefetch_rows_to_l2(base + rows.to(gl.int64) * desc.strides[1], sizes)
-
-
-@gluon.jit
-def prefetch_weight(p: GemmOperands, work, s0, n):
-    """prefetch_weight_steps on the kernel operand that is the caller's B: the kernel's B, or its A under SWAP_AB."""
-    if p.SWAP_AB:
-        prefetch_weight_steps(p, work, s0, n, p.A_KMAJOR, p.A_BATCHED, p.block_m(), p.a_desc, work.off_m)
-    else:
-        prefetch_weight_steps(p, work, s0, n, p.B_KMAJOR, p.B_BATCHED, p.block_n(), p.b_desc, work.off_n)
-
-
-@gluon.jit
 def tma_producer(p: GemmOperands, SchedulerImpl: gl.constexpr):
     BK: gl.constexpr = p.block_k()
     nbytes: gl.constexpr = p.a_desc.block_type.nbytes + p.b_desc.block_type.nbytes
@@ -210,13 +154,8 @@ def tma_producer(p: GemmOperands, SchedulerImpl: gl.constexpr):
         # An operand shared by every batch (a broadcast 2-D operand) is read at batch 0.
         a_batch = work.batch if p.A_BATCHED else 0
         b_batch = work.batch if p.B_BATCHED else 0
-        if p.L2_PREFETCH > 0:
-            prefetch_weight(p, work, 0, p.L2_PREFETCH)
         for kk in range(work.k_count):
             k = (work.k_first + kk) * BK
-            if p.L2_PREFETCH > 0:
-                # Keep the weight's step kk + L2_PREFETCH on its way to L2 while the ring waits for a free slot.
-                prefetch_weight(p, work, kk + p.L2_PREFETCH, 1)
             p.ring.wait_empty(pos)
             bar = p.ring.ready_barrier(pos)
             mbarrier.expect(bar, nbytes)
