@@ -112,6 +112,33 @@ def test_repeated_calls_on_fresh_tensors():
         assert rel_error(warpgemm.matmul(a, b), matmul_reference(a, b)) < 1e-2
 
 
+def test_column_split_of_the_last_wave():
+    """Shapes whose last wave of 128x256 tiles is recut into a second launch of 128x128 tiles (heuristics.
+    tail_split_columns): every layout, a ragged N (the tail launch's last tile is partial), bias, batches, and the
+    eager fast path, whose launch gets the caller's untransposed weight."""
+    from warpgemm.kernels.hopper.gemm import ColumnSplitLaunch
+    from warpgemm.ops import gemm_impl
+
+    if torch.cuda.get_device_properties(0).multi_processor_count != 132:
+        pytest.skip("the split shapes below are chosen for 132 SMs")
+    g = torch.Generator(device=DEV).manual_seed(41)
+    for i, (m, n, k) in enumerate(((1024, 14336, 384), (1024, 14336 - 40, 200), (1000, 14300, 136))):
+        a = strided_operand(m, k, col_major=i == 2, dtype=BF, device=DEV, generator=g)
+        for b_col in (True, False):
+            b = strided_operand(k, n, col_major=b_col, dtype=BF, device=DEV, generator=g)
+            _assert_ok(check_matmul(a, b), f"{m}x{n}x{k} B col-major={b_col}")
+    plans = [p for p in gemm_impl._PLANS.values() if isinstance(p.launch, ColumnSplitLaunch)]
+    assert plans, "no shape above took the column split"
+    x, w, bias = rand(1024, 512, g=g), rand(14336, 512, g=g), rand(14336, g=g)
+    _assert_ok(check_matmul(x, w.T, bias=bias), "bias")
+    want = x.float() @ w.float().T + bias.float()
+    for _ in range(3):  # the second call onwards goes through the recorded eager recipe
+        y = warpgemm.linear(x, w, bias)
+        assert rel_error(y, want) < 1e-2
+    a3, b3 = rand(2, 512, 256, g=g), rand(2, 256, 14336, g=g)
+    _assert_ok(check_matmul(a3, b3), "batched")
+
+
 def test_empty_and_k0():
     assert warpgemm.matmul(rand(0, 64), rand(64, 32)).shape == (0, 32)
     out = torch.empty(0, 4, 32, device=DEV, dtype=BF)

@@ -49,3 +49,41 @@ def test_broadcast_operand_reads_batch_zero():
     p = plan(meta(1, 16, 64), meta(4, 64, 64), meta(4, 16, 64))
     assert p.config.swap_ab
     assert p.launch.constexprs["A_BATCHED"] is True and p.launch.constexprs["B_BATCHED"] is False
+
+
+def test_short_last_wave_goes_to_a_second_launch_of_smaller_tiles():
+    """1024x14336: 448 128x256 tiles are 3.4 waves on 132 SMs; the last 1792 columns become 112 128x128 tiles."""
+    from warpgemm.heuristics import LARGE, MEDIUM
+    from warpgemm.kernels.hopper.gemm import ColumnSplitLaunch
+
+    w = meta(14336, 4096)
+    for b in (w.t().unsqueeze(0), meta(1, 4096, 14336)):  # weight layout (K-major) and row-major B
+        p = plan(meta(1, 1024, 4096), b, meta(1, 1024, 14336))
+        assert isinstance(p.launch, ColumnSplitLaunch) and "second launch" in p.config_reason
+        main, tail = p.launch.main, p.launch.tail
+        assert p.launch.n1 == 12544 and main.cfg == LARGE and tail.cfg == MEDIUM
+        assert (main.tiles, main.grid, tail.tiles, tail.grid) == (392, 132, 112, 112)
+        assert main.c.shape == (1, 1024, 12544) and tail.c.shape == (1, 1024, 1792) and p.launch.c_off == 12544
+        kmajor = b.stride(1) == 1
+        assert p.launch.b_off == (12544 * 4096 if kmajor else 12544)
+        assert tail.b.shape == ((1, 1792, 4096) if kmajor else (1, 4096, 1792))
+    # A forced config is taken as given; a full last wave (or a single one) is never split.
+    assert not isinstance(plan(meta(1, 1024, 4096), w.t().unsqueeze(0), meta(1, 1024, 14336), config=LARGE).launch,
+                          ColumnSplitLaunch)
+    for m, n in ((4096, 4096), (1024, 8192), (16384, 8192)):
+        assert not isinstance(plan(meta(1, m, 512), meta(1, 512, n), meta(1, m, n)).launch, ColumnSplitLaunch)
+
+
+def test_tail_split_rule_on_the_suites():
+    from warpgemm.bench.suites import dense_suite, mid_suite
+    from warpgemm.heuristics import LARGE, choose_config, tail_split_columns
+
+    split = {}
+    for c in dense_suite() + mid_suite():
+        cfg, _ = choose_config(1, c.M, c.N, c.K, BF, BF, 132)
+        n1 = tail_split_columns(1, c.M, c.N, cfg, 132)
+        if n1:
+            split[c.label] = n1
+            assert n1 % LARGE.block_n == 0 and 0 < n1 < c.N
+    assert split == {"1024x14336x4096": 12544, "512x28672x8192": 25344}
+    assert tail_split_columns(1, 1024, 14336, LARGE.replace(stages=4), 132) == 0  # only the shipped LARGE tile

@@ -12,6 +12,10 @@ The rules are few and each rests on `warpgemm bench sweep` runs (notes/perf.md, 
   reuse per byte loaded; best or tied on every dense shape swept).
 - Otherwise one warpgroup on 128x128 tiles with a 6-deep ring (4 -> 6 stages: geomean 0.83 -> 0.92 on `mid`).
 
+- A last wave that fills few SMs: when the 128x256 tiles come to w full waves plus a small remainder, the
+  rightmost columns can go to a second launch with 128x128 tiles (half the time per tile), so the tail wave ends
+  sooner (`tail_split_columns`).
+
 Each list is tried in order and the first config the validity predicate accepts for the dtypes wins (an fp32
 output tile needs twice the shared memory, so some fall back to a shallower ring).
 """
@@ -51,6 +55,39 @@ GROUPED_LARGE = LARGE.replace(group_m=4)
 
 SHIPPED_CONFIGS: tuple[GemmConfig, ...] = ((LARGE, MEDIUM, MEDIUM_FP32_OUT, SMALL, NARROW) + tuple(DECODE.values())
                                            + (GROUPED_LARGE, ))
+
+
+# Column split of the last wave (tail_split_columns): the tail's tile, its time per tile relative to LARGE's
+# (half the area, a little less efficient), the cost of the second launch in LARGE tile-times, and the least gain
+# worth a second launch.
+TAIL = MEDIUM
+TAIL_TILE_TIME = 0.55
+TAIL_LAUNCH_COST = 0.1
+TAIL_MIN_GAIN = 0.93
+
+
+def tail_split_columns(batches: int, M: int, N: int, cfg: GemmConfig, num_sms: int) -> int:
+    """n1 > 0: compute columns [0, n1) with `cfg` and [n1, N) in a second launch with TAIL tiles; 0: one launch.
+
+    Only for LARGE over 2+ waves: time is counted in waves of LARGE tiles (each program runs its tiles one after
+    another), and a split is taken when it is predicted TAIL_MIN_GAIN or less of the one-launch time. Example:
+    1024x14336 has 8 x 56 = 448 tiles = 3.4 waves on 132 SMs, 4 wave-times; columns [0, 12544) are 392 tiles
+    (3 waves), the last 1792 columns 112 128x128 tiles (one short wave): 3.65 predicted."""
+    if cfg != LARGE:
+        return 0
+    rows = batches * _cdiv(M, cfg.block_m)
+    tiles_n = _cdiv(N, cfg.block_n)
+    one_launch = _cdiv(rows * tiles_n, num_sms)
+    if one_launch < 2:
+        return 0
+    best, best_time = 0, one_launch * TAIL_MIN_GAIN
+    for cols in range(tiles_n - 1, 0, -1):  # LARGE tile columns kept in the first launch
+        n1 = cols * cfg.block_n
+        tail_tiles = batches * _cdiv(M, TAIL.block_m) * _cdiv(N - n1, TAIL.block_n)
+        t = _cdiv(rows * cols, num_sms) + _cdiv(tail_tiles, num_sms) * TAIL_TILE_TIME + TAIL_LAUNCH_COST
+        if t < best_time:
+            best, best_time = n1, t
+    return best
 
 
 def decode_config(M: int) -> GemmConfig:

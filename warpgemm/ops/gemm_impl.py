@@ -11,6 +11,7 @@ import torch
 
 from .. import _env
 from ..config import GemmConfig, check_config
+from .. import heuristics
 from ..heuristics import choose_config
 from ..kernels.hopper import tma_operands as tma
 
@@ -94,7 +95,7 @@ class HopperPlan(NamedTuple):
     a_copy: int  # 0: read in place; else the contiguous dim of the padded copy
     b_copy: int
     c_staged: bool
-    launch: object  # kernels.hopper.gemm.GemmLaunch, built on first use
+    launch: object  # kernels.hopper.gemm.GemmLaunch (or ColumnSplitLaunch), built on first use
 
 
 # Plans are pure functions of the call signature (shapes, strides, dtypes, alignment, bias, forced config), so a
@@ -111,7 +112,7 @@ def _plan_key(a3, b3, c3, bias, config) -> tuple:
 
 def plan_hopper(a3, b3, c3, bias, config) -> HopperPlan:
     """Config and TMA geometry for a Hopper launch; copies are decided here, made per call by the caller."""
-    from ..kernels.hopper.gemm import GemmLaunch
+    from ..kernels.hopper.gemm import ColumnSplitLaunch, GemmLaunch
 
     cfg, why = resolve_config(config, a3, c3)
     a_geom, a_copy = tma.describe_any(a3, 2), 0
@@ -126,8 +127,14 @@ def plan_hopper(a3, b3, c3, bias, config) -> HopperPlan:
     c_staged = c_geom is None
     if c_staged:
         c_geom = tma.padded_geometry(c3.shape, c3.element_size(), 2)
-    launch = GemmLaunch(cfg, a_geom, b_geom, c_geom, a3.shape[0] > 1, b3.shape[0] > 1, bias is not None,
-                        _env.sms_for(c3.device))
+    batched = (a3.shape[0] > 1, b3.shape[0] > 1, bias is not None)
+    sms = _env.sms_for(c3.device)
+    n1 = 0 if config is not None else heuristics.tail_split_columns(*c3.shape, cfg, sms)
+    if n1 and check_config(heuristics.TAIL, a3.dtype, c3.dtype) is None:
+        launch = ColumnSplitLaunch(cfg, heuristics.TAIL, n1, a_geom, b_geom, c_geom, *batched, sms)
+        why += f"; columns >= {n1} in a second launch with {heuristics.TAIL.name} tiles (shorter last wave)"
+    else:
+        launch = GemmLaunch(cfg, a_geom, b_geom, c_geom, *batched, sms)
     return HopperPlan(cfg, why, a_geom, b_geom, c_geom, a_copy, b_copy, c_staged, launch)
 
 

@@ -31,6 +31,20 @@ def swapped(g: TmaGeometry) -> TmaGeometry:
     return TmaGeometry(g.shape, g.strides, 3 - g.contiguous_dim)
 
 
+def d2_slice(g: TmaGeometry, lo: int, hi: int) -> tuple[TmaGeometry, int]:
+    """Columns [lo, hi) of the logical (batch, d1, d2) tensor `g` describes: their geometry, and the offset of
+    their first element from the tensor's base, in elements."""
+    nb, outer, inner = g.shape
+    if g.contiguous_dim == 2:  # d2 is the descriptor's inner dimension
+        return TmaGeometry((nb, outer, hi - lo), g.strides, 2), lo
+    return TmaGeometry((nb, hi - lo, inner), g.strides, 1), lo * g.strides[1]
+
+
+def _at(t: torch.Tensor, elems: int) -> torch.Tensor:
+    # A launch reads only base addresses (and dtypes) off its tensors: a one-element view at the offset will do.
+    return t.as_strided((1, ), (1, ), t.storage_offset() + elems)
+
+
 
 
 def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched: bool, b_batched: bool,
@@ -125,3 +139,26 @@ class GemmLaunch:
         self.kernel.launch(self.grid, device, full_args, light)
         if self.bound is None:
             self.bound = self.kernel.bind(self.grid, light)
+
+
+class ColumnSplitLaunch:
+    """c = a @ b in two launches over column ranges: [0, n1) with one config, [n1, N) with another (the last wave
+    of big tiles recut into smaller ones: heuristics.tail_split_columns). Same interface as GemmLaunch; the second
+    launch waits for the first (programmatic dependent launch), which writes other columns of c."""
+
+    __slots__ = ("main", "tail", "n1", "b_off", "c_off")
+
+    def __init__(self, main_cfg: GemmConfig, tail_cfg: GemmConfig, n1: int, a: TmaGeometry, b: TmaGeometry,
+                 c: TmaGeometry, a_batched: bool, b_batched: bool, has_bias: bool, num_sms: int):
+        N = c.shape[2]
+        b_main, _ = d2_slice(b, 0, n1)
+        c_main, _ = d2_slice(c, 0, n1)
+        b_tail, self.b_off = d2_slice(b, n1, N)
+        c_tail, self.c_off = d2_slice(c, n1, N)
+        self.n1 = n1
+        self.main = GemmLaunch(main_cfg, a, b_main, c_main, a_batched, b_batched, has_bias, num_sms)
+        self.tail = GemmLaunch(tail_cfg, a, b_tail, c_tail, a_batched, b_batched, has_bias, num_sms)
+
+    def launch(self, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, bias: torch.Tensor | None) -> None:
+        self.main.launch(a, b, c, bias)
+        self.tail.launch(a, _at(b, self.b_off), _at(c, self.c_off), None if bias is None else _at(bias, self.n1))
