@@ -9,7 +9,7 @@ from pathlib import Path
 import torch
 
 from .. import __version__, _env
-from ..heuristics import choose_config
+from ..heuristics import TAIL, choose_config, tail_split_columns
 from ..testing import rel_error
 from .suites import GEMM_SUITES, GemmCase
 from .timing import alternate, geomean, warm_gpu
@@ -67,11 +67,13 @@ def run_gemm_suite(suite: str = "dense", dtype: str = "bf16", layout: str = "nt"
         got, want = ours(), baseline()  # also compiles / warms both
         diff = rel_error(got, want.float())
         t = alternate(ours, baseline, rounds=rounds)
-        cfg, why = choose_config(1, case.M, case.N, case.K, torch_dtype, torch_dtype,
-                                 _env.num_sms(torch.cuda.current_device()))
+        sms = _env.num_sms(torch.cuda.current_device())
+        cfg, why = choose_config(1, case.M, case.N, case.K, torch_dtype, torch_dtype, sms)
+        n1 = tail_split_columns(1, case.M, case.N, cfg, sms)
+        name = cfg.name + (f"+{TAIL.block_m}x{TAIL.block_n}@{n1}" if n1 else "")  # the column split's tail launch
         row = {
             "shape": case.label, "M": case.M, "N": case.N, "K": case.K,
-            "config": "cuBLAS (calibration)" if calibrate else cfg.name,
+            "config": "cuBLAS (calibration)" if calibrate else name,
             "ms": t.ms_a, "ms_baseline": t.ms_b,
             "tflops": case.flops / t.ms_a / 1e9, "tflops_baseline": case.flops / t.ms_b / 1e9,
             "ratio": t.ms_b / t.ms_a,
