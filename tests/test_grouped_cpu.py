@@ -60,6 +60,8 @@ def test_forms_match_torch_grouped_mm():
     (lambda a, b, o: warpgemm.grouped_mm(a[0], b, o), ValueError, "2-D x 3-D"),
     (lambda a, b, o: warpgemm.grouped_mm(a, b, o, config=warpgemm.GemmConfig(128, 128, 64, 4, 4, stream_k=True)),
      ValueError, "grouped_mm runs whole tiles"),
+    (lambda a, b, o: warpgemm.grouped_mm(a, b, o, config=warpgemm.GemmConfig(128, 256, 64, 4, 8, store_chunks=4)),
+     ValueError, "store_chunks must be 1"),
 ])
 def test_bad_arguments_say_what_is_wrong(call, err, msg):
     a, b, o = torch.randn(10, 16, dtype=BF), torch.randn(3, 16, 8, dtype=BF), torch.tensor([2, 5, 9], dtype=torch.int32)

@@ -9,7 +9,8 @@ The rules are few and each rests on `warpgemm bench sweep` runs (notes/perf.md, 
   busy, and deep rings keep each SM's bytes in flight. Where even 64x128 tiles would fill at most half the SMs
   (M = 128 against a 4096-wide weight), 64x64 tiles with 128-wide K steps (twice the SMs streaming).
 - M >= 512 with enough 128x256 tiles to fill half the SMs: two warpgroups on one 128x256 tile (the most
-  reuse per byte loaded; best or tied on every dense shape swept).
+  reuse per byte loaded; best or tied on every dense shape swept); when they make a single wave, with 4 stages
+  and the output stored in 4 overlapped column chunks.
 - Otherwise one warpgroup on 128x128 tiles with a 6-deep ring (4 -> 6 stages: geomean 0.83 -> 0.92 on `mid`).
 
 - A last wave that fills few SMs: when the 128x256 tiles come to w full waves plus a small remainder, the
@@ -29,6 +30,10 @@ from .config import GemmConfig, check_config
 
 # Two consumer warpgroups share a 128x256 tile: each issues m64n256k16 wgmma, the widest there is.
 LARGE = GemmConfig(block_m=128, block_n=256, block_k=64, stages=3, consumer_warps=8, group_m=8)
+# The same tile when it makes a single wave (one tile per SM): nothing overlaps the epilogue, so the tile leaves in 4
+# column chunks whose stores overlap, and the freed shared memory buys a 4th stage (1024x4096x4096: 0.94-0.95 ->
+# 0.995x cuBLAS, results/2026-11-22-tail-split/single_wave_probe.json; earlier sweeps 0.78-0.92 -> 0.98).
+LARGE_ONE_WAVE = LARGE.replace(stages=4, store_chunks=4)
 # One warpgroup on 128x128 with the deepest ring that fits beside a 16-bit output tile.
 MEDIUM = GemmConfig(block_m=128, block_n=128, block_k=64, stages=6, consumer_warps=4, group_m=8)
 # The same tile for fp32 outputs (whose 64 KB output tile leaves room for 4 stages).
@@ -53,8 +58,8 @@ DECODE = {
 # (results/2026-11-22-issue4-mid/moe_probe*.json: faster on 11 of 12 fine-grained cases by 1-6%, slower with 8 experts).
 GROUPED_LARGE = LARGE.replace(group_m=4)
 
-SHIPPED_CONFIGS: tuple[GemmConfig, ...] = ((LARGE, MEDIUM, MEDIUM_FP32_OUT, SMALL, NARROW) + tuple(DECODE.values())
-                                           + (GROUPED_LARGE, ))
+SHIPPED_CONFIGS: tuple[GemmConfig, ...] = ((LARGE, LARGE_ONE_WAVE, MEDIUM, MEDIUM_FP32_OUT, SMALL, NARROW)
+                                           + tuple(DECODE.values()) + (GROUPED_LARGE, ))
 
 
 # Column split of the last wave (tail_split_columns): the tail's tile, its time per tile relative to LARGE's
@@ -112,12 +117,17 @@ def choose_config(batches: int, M: int, N: int, K: int, in_dtype: torch.dtype, o
         order, why = (NARROW, SMALL, MEDIUM_FP32_OUT), f"{tiles_small} 64x128 tiles for {num_sms} SMs: 64x64 tiles"
     elif tiles_128 < num_sms // 2:
         order, why = (SMALL, MEDIUM_FP32_OUT), f"{tiles_128} 128x128 tiles for {num_sms} SMs: 64x128 tiles"
+    elif M >= 512 and num_sms // 2 <= tiles_large <= num_sms:
+        order, why = (LARGE_ONE_WAVE, LARGE, MEDIUM, MEDIUM_FP32_OUT), \
+            f"{tiles_large} 128x256 tiles: one wave, chunked stores and a 4th stage"
     elif M >= 512 and tiles_large >= num_sms // 2:
         order, why = (LARGE, MEDIUM, MEDIUM_FP32_OUT), "enough 128x256 tiles to fill the SMs"
     else:
         order, why = (MEDIUM, MEDIUM_FP32_OUT), "128x128 tiles, 6-stage ring"
     for cfg in order:
         if check_config(cfg, in_dtype, out_dtype) is None:
+            if cfg != order[0]:
+                why += f"; {order[0].name} does not fit {in_dtype}->{out_dtype}, {cfg.name} is the next that does"
             return cfg, why
     for cfg in SHIPPED_CONFIGS:
         if check_config(cfg, in_dtype, out_dtype) is None:

@@ -161,9 +161,10 @@ def grouped_mm(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor | None = Non
         raise TypeError(f"config must be a warpgemm.GemmConfig or None, got {type(config).__name__}")
     if config is not None and check_config(config, a.dtype, out_dtype) is not None:
         raise ValueError(f"config {config} is invalid: {check_config(config, a.dtype, out_dtype)}")
-    if config is not None and (config.split_k > 1 or config.stream_k or config.swap_ab):
-        raise ValueError(f"config {config.name}: grouped_mm runs whole tiles of each group; split_k must be 1 and "
-                         f"stream_k and swap_ab False (got split_k={config.split_k}, stream_k={config.stream_k}, "
+    if config is not None and (config.split_k > 1 or config.stream_k or config.swap_ab or config.store_chunks > 1):
+        raise ValueError(f"config {config.name}: grouped_mm runs whole tiles of each group and stores them row by "
+                         f"row; split_k and store_chunks must be 1 and stream_k and swap_ab False (got "
+                         f"split_k={config.split_k}, store_chunks={config.store_chunks}, stream_k={config.stream_k}, "
                          f"swap_ab={config.swap_ab})")
     if (a.dim() == 2 and b.dim() == 3 and out is None and torch.is_grad_enabled()
             and (a.requires_grad or b.requires_grad) and config is None):
