@@ -12,10 +12,9 @@ The rules are few and each rests on `warpgemm bench sweep` runs (notes/perf.md, 
   reuse per byte loaded; best or tied on every dense shape swept); when they make a single wave, with 4 stages
   and the output stored in 4 overlapped column chunks.
 - Otherwise one warpgroup on 128x128 tiles with a 6-deep ring (4 -> 6 stages: geomean 0.83 -> 0.92 on `mid`).
-
 - A last wave that fills few SMs: when the 128x256 tiles come to w full waves plus a small remainder, the
   rightmost columns can go to a second launch with 128x128 tiles (half the time per tile), so the tail wave ends
-  sooner (`tail_split_columns`).
+  sooner (`tail_split_columns`; the plan in ops/gemm_impl.py applies it).
 
 Each list is tried in order and the first config the validity predicate accepts for the dtypes wins (an fp32
 output tile needs twice the shared memory, so some fall back to a shallower ring).

@@ -45,8 +45,6 @@ def _at(t: torch.Tensor, elems: int) -> torch.Tensor:
     return t.as_strided((1, ), (1, ), t.storage_offset() + elems)
 
 
-
-
 def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched: bool, b_batched: bool,
                       has_bias: bool, grouped: bool = False) -> dict:
     """The constexpr arguments of `gemm_kernel` for one variant (shared with the offline compile checks).
