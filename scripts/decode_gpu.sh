@@ -3,12 +3,7 @@
 # sweep of the decode candidates over M in $SWEEP_M. Output folder: $1 (default results/latest).
 #   bash scripts/decode_gpu.sh "$OUT"
 #   SKIP_TESTS=1 SWEEP_M=1,64 CONFIGS=128x16x128_s6_w4_g8_streamk_swap bash scripts/decode_gpu.sh "$OUT"
-set -uo pipefail
-cd "$(dirname "$0")/.."
-out="${1:-results/latest}"
-mkdir -p "$out"
-export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
-py=${PYTHON:-python3}
+source "$(dirname "$0")/gpu_env.sh" "$@"
 if [ "${SKIP_TESTS:-0}" != "1" ]; then
     timeout "${TEST_LIMIT:-300}" $py -m pytest ${TESTS:-tests/test_gpu_decode.py tests/test_gpu_variants.py} -q \
         -p no:cacheprovider -rfE 2>&1 | tail -30 | tee "$out/decode-tests.log"

@@ -5,12 +5,7 @@
 # results/latest. Runs from the source tree; no install needed.
 #   bash scripts/gpu_check.sh "$OUT"            # tests + quick benchmark
 #   FULL=1 bash scripts/gpu_check.sh "$OUT"     # tests + the full `dense` suite
-set -uo pipefail
-cd "$(dirname "$0")/.."
-out="${1:-${WARPGEMM_RESULTS:-results/latest}}"
-mkdir -p "$out"
-export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
-py=${PYTHON:-python3}
+source "$(dirname "$0")/gpu_env.sh" "$@"
 
 timeout_args=()
 if $py -c "import pytest_timeout" 2>/dev/null; then timeout_args=(--timeout=300); fi

@@ -1,12 +1,7 @@
 #!/usr/bin/env bash
 # group_gemm on the GPU: its tests, then `bench groups` with the per-call tile and with each tile forced.
 #   bash scripts/group_gemm_gpu.sh "$OUT"     (SKIP_TESTS=1, TILES="small medium", ROUNDS=5)
-set -uo pipefail
-cd "$(dirname "$0")/.."
-out="${1:-results/latest}"
-mkdir -p "$out"
-export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
-py=${PYTHON:-python3}
+source "$(dirname "$0")/gpu_env.sh" "$@"
 if [ "${SKIP_TESTS:-0}" != 1 ]; then
     timeout 400 $py -m pytest -q -p no:cacheprovider -rfE tests/test_gpu_group_gemm.py \
         "tests/test_gpu_grouped.py::test_group_gemm_mixed_shapes_and_views" 2>&1 | tail -25 | tee "$out/group-tests.log"

@@ -3,12 +3,7 @@
 # (default "mid dense"), every candidate config against cuBLAS. Output folder: $1 (default results/latest).
 #   bash scripts/sweep_gpu.sh "$OUT"
 #   SUITES=dense CONFIGS=128x256x64_s3_w8_g8,128x128x64_s5_w4_g8_pp bash scripts/sweep_gpu.sh "$OUT"
-set -uo pipefail
-cd "$(dirname "$0")/.."
-out="${1:-results/latest}"
-mkdir -p "$out"
-export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
-py=${PYTHON:-python3}
+source "$(dirname "$0")/gpu_env.sh" "$@"
 if [ "${SKIP_TESTS:-0}" != "1" ]; then
     timeout "${TEST_LIMIT:-240}" $py -m pytest tests/test_gpu_variants.py -x -v -p no:cacheprovider -rfE 2>&1 \
         | tail -40 | tee "$out/variant-tests.log"

@@ -12,7 +12,6 @@ import torch
 from .. import _env
 from ..config import GemmConfig, check_config
 from .. import heuristics
-from ..heuristics import choose_config
 from ..kernels.hopper import tma_operands as tma
 
 
@@ -41,7 +40,7 @@ def resolve_config(config: GemmConfig | None, a3: torch.Tensor, c3: torch.Tensor
             raise ValueError(f"config {config} is invalid for {a3.dtype} inputs and a {c3.dtype} output: {reason}")
         return config, "forced by the caller"
     batches, M, N = c3.shape
-    return choose_config(batches, M, N, a3.shape[2], a3.dtype, c3.dtype, _env.sms_for(c3.device))
+    return heuristics.choose_config(batches, M, N, a3.shape[2], a3.dtype, c3.dtype, _env.sms_for(c3.device))
 
 
 def _orient_b_copy(b3: torch.Tensor) -> int:
