@@ -5,7 +5,7 @@ import torch
 
 import warpgemm
 from warpgemm.config import check_config
-from warpgemm.heuristics import SHIPPED_CONFIGS
+from warpgemm.heuristics import DECODE, SHIPPED_CONFIGS
 
 pytestmark = pytest.mark.gpu
 BF = torch.bfloat16
@@ -53,7 +53,7 @@ def test_tokens_by_expert_ragged_and_empty_groups(b_kmajor):
     check(a, b, offsets(sizes))
 
 
-@pytest.mark.parametrize("cfg", [c for c in SHIPPED_CONFIGS if not (c.swap_ab or c.stream_k or c.store_chunks > 1)], ids=lambda c: c.name)
+@pytest.mark.parametrize("cfg", [c for c in SHIPPED_CONFIGS if not (c.stream_k or c.store_chunks > 1)], ids=lambda c: c.name)
 def test_every_shipped_config_on_groups(cfg):
     g = torch.Generator(device=DEV).manual_seed(2)
     sizes = [100, 0, 257, 31, 600]
@@ -70,7 +70,29 @@ def test_many_groups_and_odd_shapes():
     check(a, b, offsets(sizes))
 
 
-def test_bad_offsets_never_write_outside():
+@pytest.mark.parametrize("cfg", list(DECODE.values()), ids=lambda c: c.name)
+@pytest.mark.parametrize("b_kmajor", [False, True], ids=["b_GKN", "b_GNK_T"])
+def test_swap_ab_few_rows_per_group(cfg, b_kmajor):
+    """Swap-AB (rows of A on wgmma's narrow side): groups of 0, 1, around one and two tiles, rows past offs[-1],
+    N not a multiple of the 64-row side, fp32 outputs."""
+    g = torch.Generator(device=DEV).manual_seed(10)
+    sizes = [0, 1, 15, 16, 17, 0, 31, 32, 33, 63, 64, 65, 130, 2, 0]
+    T, K, N = sum(sizes) + 9, 320, 200
+    a = rand(T, K, g=g)
+    b = rand(len(sizes), N, K, g=g).transpose(1, 2) if b_kmajor else rand(len(sizes), K, N, g=g)
+    check(a, b, offsets(sizes), config=cfg)
+    check(a, b, offsets(sizes), config=cfg, out_dtype=torch.float32)
+
+
+def test_swap_ab_many_tiny_groups():
+    g = torch.Generator(device=DEV).manual_seed(11)
+    sizes = torch.randint(0, 4, (1200,), generator=torch.Generator().manual_seed(11)).tolist()
+    a, b = rand(sum(sizes), 64, g=g), rand(1200, 64, 136, g=g)
+    check(a, b, offsets(sizes), config=DECODE[16])
+
+
+@pytest.mark.parametrize("cfg", [None, DECODE[16]], ids=["default", "swap"])
+def test_bad_offsets_never_write_outside(cfg):
     g = torch.Generator(device=DEV).manual_seed(4)
     T, K, N = 300, 64, 64
     a, b = rand(T, K, g=g), rand(4, K, N, g=g)
@@ -78,21 +100,22 @@ def test_bad_offsets_never_write_outside():
         offs = torch.tensor(bad, device=DEV, dtype=torch.int32)
         guard = torch.full((T + 64, N), float("nan"), device=DEV, dtype=BF)
         out = guard[32:32 + T]
-        warpgemm.grouped_mm(a, b, offs, out=out)
+        warpgemm.grouped_mm(a, b, offs, out=out, config=cfg)
         assert guard[:32].isnan().all() and guard[32 + T:].isnan().all(), bad
         want, covered = reference(a, b, offs)
         assert torch.allclose(out[:covered].float(), want[:covered], rtol=2e-2, atol=2e-1), bad
 
 
-def test_cuda_graph_replays_with_new_offsets():
+@pytest.mark.parametrize("cfg", [None, DECODE[32]], ids=["default", "swap"])
+def test_cuda_graph_replays_with_new_offsets(cfg):
     g = torch.Generator(device=DEV).manual_seed(5)
     T, K, N, G = 1024, 128, 256, 8
     a, b = rand(T, K, g=g), rand(G, K, N, g=g)
     offs = offsets([128] * G)
-    warpgemm.grouped_mm(a, b, offs)  # compile outside the capture
+    warpgemm.grouped_mm(a, b, offs, config=cfg)  # compile outside the capture
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
-        out = warpgemm.grouped_mm(a, b, offs)
+        out = warpgemm.grouped_mm(a, b, offs, config=cfg)
     for sizes in ([128] * G, [0, 1000, 0, 0, 24, 0, 0, 0], [1, 2, 3, 4, 5, 6, 7, 900]):
         offs.copy_(offsets(sizes))
         graph.replay()

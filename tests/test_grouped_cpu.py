@@ -26,7 +26,7 @@ def _table_reference(offs, rows, bm):
     (list(range(0, 3000, 3)), 3000), ([], 10),
 ])
 def test_row_tile_table_sanitizes_offsets(offs, rows):
-    for bm in (64, 128):
+    for bm in (16, 32, 64, 128):  # 16 and 32: swap-AB row tiles
         table = build_group_table(torch.tensor(offs, dtype=torch.int32), rows, bm)
         assert table.numel() == table_slots(rows, len(offs), bm)
         t = table.tolist()
@@ -160,11 +160,16 @@ def test_group_gemm_outputs_share_one_allocation():
 
 
 def test_grouped_tile_choice_follows_groups_and_rows():
-    from warpgemm.heuristics import GROUPED_LARGE, LARGE, SMALL
+    from warpgemm.heuristics import GROUPED_LARGE, GROUPED_SWAP, LARGE, SMALL
     from warpgemm.ops.grouped import grouped_config
 
     bf = torch.bfloat16
     assert grouped_config(16384, 128, bf, bf) == GROUPED_LARGE  # fine-grained experts: 4-row bands
     assert grouped_config(16384, 8, bf, bf) == LARGE            # few large experts: 8-row bands
-    assert grouped_config(512, 32, bf, bf) == SMALL             # ~16 rows per group: 64-row tiles
-    assert warpgemm.check_config(grouped_config(16384, 128, bf, torch.float32), bf, torch.float32) is None
+    assert grouped_config(1536, 32, bf, bf) == SMALL            # 48 rows per group: 64-row tiles
+    assert grouped_config(4096, 64, bf, bf) == SMALL            # 64
+    assert GROUPED_SWAP.swap_ab                                 # <= 16: weight streaming, swap-AB
+    for rows, groups in ((512, 32), (256, 64), (0, 8)):
+        assert grouped_config(rows, groups, bf, bf) == GROUPED_SWAP
+    for rows, groups in ((16384, 128), (512, 32)):
+        assert warpgemm.check_config(grouped_config(rows, groups, bf, torch.float32), bf, torch.float32) is None

@@ -56,6 +56,13 @@ DECODE = {
 # grouped_mm's tile for 64+ groups of >= 64 rows on average: bands of 4 tile-rows instead of 8
 # (results/2026-11-22-issue4-mid/moe_probe*.json: faster on 11 of 12 fine-grained cases by 1-6%, slower with 8 experts).
 GROUPED_LARGE = LARGE.replace(group_m=4)
+# grouped_mm with few rows per group (decode-time MoE, weight streaming): swap-AB with 32 of a group's rows per tile
+# (results/2026-11-22-moe-swap/moe_swap_probe.json: 1.01-1.17x torch._grouped_mm on 15 cases of 1-16 mean rows per
+# group, against 0.97-1.13x for the 64x128 tile; 16-row tiles lose where skewed groups need several of them). Past 16
+# mean rows the skewed cases lose (moe_swap_probe_mean32_64.json: 0.50-0.94x at 32-64 rows), as every tile of a
+# big group re-reads its weight panel.
+GROUPED_SWAP = DECODE[32]
+GROUPED_SWAP_MEAN_ROWS = 16
 
 SHIPPED_CONFIGS: tuple[GemmConfig, ...] = ((LARGE, LARGE_ONE_WAVE, MEDIUM, MEDIUM_FP32_OUT, SMALL, NARROW)
                                            + tuple(DECODE.values()) + (GROUPED_LARGE, ))

@@ -29,7 +29,7 @@ import torch
 
 from .. import _env
 from ..config import GemmConfig, check_config
-from ..heuristics import GROUPED_LARGE, LARGE, MEDIUM, SMALL
+from ..heuristics import GROUPED_LARGE, GROUPED_SWAP, GROUPED_SWAP_MEAN_ROWS, LARGE, MEDIUM, SMALL
 from . import checks
 
 _CHECK_OFFS = os.environ.get("WARPGEMM_CHECK_OFFS", "0").lower() in {"1", "true", "yes", "on"}
@@ -71,10 +71,17 @@ def grouped_config(rows: int, groups: int, in_dtype, out_dtype) -> GemmConfig:
     Measured (scripts/moe_config_probe.py, notes/perf.md): with >= 128 rows per group on average the 128x256
     cooperative tile beats 128x128 by 6-25% even where many groups are small; 64-row tiles only pay off when
     the groups are a few dozen rows. With 64 or more groups, bands of 4 tile-rows instead of 8 (faster on 11 of 12
-    fine-grained cases by 1-6%; slower on 8 of 9 eight-expert cases: results/2026-11-22-issue4-mid/moe_probe*.json)."""
+    fine-grained cases by 1-6%; slower on 8 of 9 eight-expert cases: results/2026-11-22-issue4-mid/moe_probe*.json).
+    With a few rows per group (decode-time MoE) the call streams the experts' weights: swap-AB puts 64 weight
+    columns on wgmma's wide side and 32 rows of a group on its narrow side (GROUPED_SWAP)."""
     mean = rows / max(groups, 1)
     large = GROUPED_LARGE if groups >= 64 else LARGE
-    order = (SMALL, MEDIUM) if mean <= 64 else (large, MEDIUM, SMALL)
+    if mean <= GROUPED_SWAP_MEAN_ROWS:
+        order = (GROUPED_SWAP, SMALL, MEDIUM)
+    elif mean <= 64:
+        order = (SMALL, MEDIUM)
+    else:
+        order = (large, MEDIUM, SMALL)
     for cfg in order:
         if check_config(cfg, in_dtype, out_dtype) is None:
             return cfg
@@ -134,7 +141,8 @@ def _hopper_tokens_by_group(a, b, offs, out, config) -> None:
     a_in = tma.padded_copy(a3, plan.a_copy) if plan.a_copy else a3
     b_in = tma.padded_copy(b, plan.b_copy) if plan.b_copy else b
     c = tma.output_buffer(tuple(c3.shape), c3.dtype, c3.device) if plan.c_staged else c3
-    table = build_group_table(offs, a.shape[0], plan.config.block_m)
+    # Row tiles hold block_m rows of A, or block_n under swap-AB (A's rows on the product's column side).
+    table = build_group_table(offs, a.shape[0], plan.config.block_n if plan.config.swap_ab else plan.config.block_m)
     plan.launch.launch(a_in, b_in, c, None, table)
     if plan.c_staged:
         c3.copy_(c)
@@ -161,11 +169,10 @@ def grouped_mm(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor | None = Non
         raise TypeError(f"config must be a warpgemm.GemmConfig or None, got {type(config).__name__}")
     if config is not None and check_config(config, a.dtype, out_dtype) is not None:
         raise ValueError(f"config {config} is invalid: {check_config(config, a.dtype, out_dtype)}")
-    if config is not None and (config.split_k > 1 or config.stream_k or config.swap_ab or config.store_chunks > 1):
+    if config is not None and (config.split_k > 1 or config.stream_k or config.store_chunks > 1):
         raise ValueError(f"config {config.name}: grouped_mm runs whole tiles of each group and stores them row by "
-                         f"row; split_k and store_chunks must be 1 and stream_k and swap_ab False (got "
-                         f"split_k={config.split_k}, store_chunks={config.store_chunks}, stream_k={config.stream_k}, "
-                         f"swap_ab={config.swap_ab})")
+                         f"row; split_k and store_chunks must be 1 and stream_k False (got "
+                         f"split_k={config.split_k}, store_chunks={config.store_chunks}, stream_k={config.stream_k})")
     if (a.dim() == 2 and b.dim() == 3 and out is None and torch.is_grad_enabled()
             and (a.requires_grad or b.requires_grad) and config is None):
         _check_offs(offs, b.shape[0], a.shape[0], "2-D x 3-D (tokens x experts)", device)

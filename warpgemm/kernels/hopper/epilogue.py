@@ -168,6 +168,11 @@ class TransposedStoreEpilogue:
 
     @gluon.jit
     def put_rows(self, vals, r0, batch, off_m, off_n):
+        self.store_rows(vals, r0, batch, off_m, off_n, self.c_desc.shape[1])
+
+    @gluon.jit
+    def store_rows(self, vals, r0, batch, off_m, off_n, row_end):
+        """Rows r0.. of the transposed tile (C's columns off_m + r0..) into C's rows off_n.. below row_end."""
         ROWS: gl.constexpr = vals.type.shape[0]
         COLS: gl.constexpr = vals.type.shape[1]
         layout: gl.constexpr = column_store_layout(ROWS, COLS, self.c_desc.dtype.primitive_bitwidth, gl.num_warps())
@@ -180,7 +185,7 @@ class TransposedStoreEpilogue:
             vals = vals + gl.expand_dims(bias.to(gl.float32), 1)
         offsets = (batch.to(gl.int64) * self.c_desc.strides[0] + gl.expand_dims(c_rows.to(gl.int64), 0)
                    * self.c_desc.strides[1] + gl.expand_dims(c_cols, 1))
-        mask = gl.expand_dims(c_cols < n_cols, 1) & gl.expand_dims(c_rows < self.c_desc.shape[1], 0)
+        mask = gl.expand_dims(c_cols < n_cols, 1) & gl.expand_dims(c_rows < row_end, 0)
         gl.store(self.out_ptr + offsets, vals.to(self.c_desc.dtype), mask=mask)
 
     @gluon.jit
@@ -264,3 +269,27 @@ class RowBoundStoreEpilogue:
     @gluon.jit
     def drain(self):
         self.out.drain()
+
+
+@aggregate
+class RowBoundTransposedEpilogue:
+    """Grouped GEMM under swap-AB: the transposed tile's columns are rows of A that can run past the group's last
+    row into the next group's; only C's rows below work.m_end are written (C is (1, rows, N): batch 0)."""
+
+    out: TransposedStoreEpilogue
+
+    @gluon.constexpr_function
+    def __init__(self, out):
+        self.out = out
+
+    @gluon.jit
+    def create(p, sched):
+        return RowBoundTransposedEpilogue(TransposedStoreEpilogue.create(p, sched))
+
+    @gluon.jit
+    def store(self, acc, work):
+        self.out.store_rows(acc, 0, gl.to_tensor(0), work.off_m, work.off_n, work.m_end)
+
+    @gluon.jit
+    def drain(self):
+        pass

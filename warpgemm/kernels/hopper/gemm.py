@@ -7,7 +7,7 @@ import triton
 
 from ... import _env
 from ...config import GemmConfig, launch_warps, worker_consumer_regs
-from .epilogue import RowBoundStoreEpilogue, TmaStoreEpilogue, TransposedStoreEpilogue
+from .epilogue import RowBoundStoreEpilogue, RowBoundTransposedEpilogue, TmaStoreEpilogue, TransposedStoreEpilogue
 from .gemm_kernel import gemm_kernel
 from .partial_sums import PartialSumEpilogue
 from .scheduler import ExpertTileScheduler, GroupedTileScheduler, StreamKScheduler
@@ -51,7 +51,8 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
 
     grouped: the MoE form, A's rows in groups by a device table, B batched by group, row-bounded stores."""
     if grouped:
-        scheduler, epilogue = ExpertTileScheduler, RowBoundStoreEpilogue
+        scheduler = ExpertTileScheduler
+        epilogue = RowBoundTransposedEpilogue if cfg.swap_ab else RowBoundStoreEpilogue
     else:
         scheduler = StreamKScheduler if cfg.stream_k else GroupedTileScheduler
         if cfg.stream_k or cfg.split_k > 1:
@@ -86,8 +87,12 @@ class GemmLaunch:
         if self.swap:
             M, N = N, M
         if groups:
+            # Each group adds at most one partial row tile (under swap-AB the rows of A are the product's columns).
             batches = 1
-            M = M + groups * cfg.block_m  # each group adds at most one partial row tile
+            if self.swap:
+                N = N + groups * cfg.block_n
+            else:
+                M = M + groups * cfg.block_m
         self.tiles = batches * triton.cdiv(M, cfg.block_m) * triton.cdiv(N, cfg.block_n)
         tile_elems = cfg.block_m * cfg.block_n
         if cfg.stream_k:

@@ -16,9 +16,9 @@ from triton.language.core import _aggregate as aggregate
 
 @aggregate
 class WorkItem:
-    """One unit: output tile (batch, off_m, off_n), its linear id, and the K steps [k_first, k_first + k_count)
-    it covers as part `split` of the tile's SPLIT_K parts. Rows at or past `m_end` are not the tile's to write
-    (another group's, in a grouped GEMM)."""
+    """One unit: product tile (batch, off_m, off_n), its linear id, and the K steps [k_first, k_first + k_count)
+    it covers as part `split` of the tile's SPLIT_K parts. Rows of C at or past `m_end` are not the tile's to
+    write (another group's, in a grouped GEMM; under swap-AB C's rows are the product's columns)."""
 
     batch: gl.tensor
     off_m: gl.tensor
@@ -156,6 +156,11 @@ class ExpertTileScheduler:
     which writes, without any host synchronization, the number of row tiles R and for each row tile r its group,
     first row and end row: table = [R, (group, row, end) * R]. The GEMM walks the R x tiles_n tiles in the
     grouped order; each tile multiplies its rows of A by its group's B and writes only rows < end.
+
+    Under swap-AB (few rows per group: the kernel computes C^T = B[g]^T A^T) the same walk holds, but a row tile
+    is the product's column tile (BLOCK_N rows of A on wgmma's narrow side) and the tiles across are BLOCK_M of
+    B's columns on wgmma's 64-row side. The row tiles of one group are adjacent in the table, so the programs
+    running at once read each (group, column panel) of B from memory once and share it in L2.
     """
 
     first: gl.tensor
@@ -165,11 +170,12 @@ class ExpertTileScheduler:
     tiles_n: gl.tensor
     num_k: gl.tensor
     table_ptr: gl.tensor
-    BLOCK_N: gl.constexpr
+    BLOCK_N: gl.constexpr  # columns of C per tile (B's columns: the product's M side under swap-AB)
     GROUP_M: gl.constexpr
+    SWAP_AB: gl.constexpr
 
     @gluon.constexpr_function
-    def __init__(self, first, step, num_units, tiles_m, tiles_n, num_k, table_ptr, BLOCK_N, GROUP_M):
+    def __init__(self, first, step, num_units, tiles_m, tiles_n, num_k, table_ptr, BLOCK_N, GROUP_M, SWAP_AB):
         self.first = first
         self.step = step
         self.num_units = num_units
@@ -179,13 +185,15 @@ class ExpertTileScheduler:
         self.table_ptr = table_ptr
         self.BLOCK_N = gl.constexpr(BLOCK_N)
         self.GROUP_M = gl.constexpr(GROUP_M)
+        self.SWAP_AB = gl.constexpr(SWAP_AB)
 
     @gluon.jit
     def create(p):
+        BLOCK_C: gl.constexpr = p.block_m() if p.SWAP_AB else p.block_n()
         tiles_m = gl.load(p.group_table_ptr)
-        tiles_n = gl.cdiv(p.c_desc.shape[2], p.block_n())
+        tiles_n = gl.cdiv(p.c_desc.shape[2], BLOCK_C)
         return ExpertTileScheduler(gl.program_id(0), gl.num_programs(0), tiles_m * tiles_n, tiles_m, tiles_n,
-                                   p.num_k_steps(), p.group_table_ptr, p.block_n(), p.GROUP_M)
+                                   p.num_k_steps(), p.group_table_ptr, BLOCK_C, p.GROUP_M, p.SWAP_AB)
 
     @gluon.jit
     def local_count(self):
@@ -199,7 +207,14 @@ class ExpertTileScheduler:
         group = gl.load(entry)
         row = gl.load(entry + 1)
         end = gl.load(entry + 2)
-        return WorkItem(group, row, tile_n * self.BLOCK_N, t, t * 0, t * 0, self.num_k, end)
+        if self.SWAP_AB:
+            # The product's rows are C's columns; its columns are the row tile's rows of A (and of C).
+            off_m = tile_n * self.BLOCK_N
+            off_n = row
+        else:
+            off_m = row
+            off_n = tile_n * self.BLOCK_N
+        return WorkItem(group, off_m, off_n, t, t * 0, t * 0, self.num_k, end)
 
 
 @gluon.jit
