@@ -10,10 +10,14 @@ Offsets are sanitized on the way, so bad ones can never send a tile outside the 
 the previous end (a decreasing offset makes an empty group), clamped to [0, rows]. Correct offsets pass unchanged.
 The table needs 1 + 3 * (cdiv(rows, BLOCK_M) + groups) int32 slots at most.
 
-A plain Triton kernel (one program, groups in chunks): it also runs under the interpreter on CPU.
+A plain Triton kernel (one program, groups in chunks): it also runs under the interpreter on CPU. On the GPU it
+is launched with programmatic dependent launch: it lets the GEMM that reads the table launch at once (the GEMM's
+launch and prologue then run under this kernel, and the GEMM waits for the table before reading it), and it waits
+for the kernel before it (which may have written offs) before reading offs.
 """
 import triton
 import triton.language as tl
+from triton.language.extra.cuda import gdc_launch_dependents, gdc_wait
 
 
 @triton.jit
@@ -22,7 +26,11 @@ def _max(a, b):
 
 
 @triton.jit
-def group_row_tiles_kernel(offs_ptr, num_groups, rows, table_ptr, BLOCK_M: tl.constexpr, BLOCK_G: tl.constexpr):
+def group_row_tiles_kernel(offs_ptr, num_groups, rows, table_ptr, BLOCK_M: tl.constexpr, BLOCK_G: tl.constexpr,
+                           PDL: tl.constexpr = False):
+    if PDL:
+        gdc_launch_dependents()
+        gdc_wait()
     carry_end = tl.zeros([], dtype=tl.int32)  # sanitized end of the last group of the previous chunks
     carry_tiles = tl.zeros([], dtype=tl.int32)
     for g0 in range(0, num_groups, BLOCK_G):
@@ -55,6 +63,13 @@ def build_group_table(offs, rows: int, block_m: int):
     """Launch the table kernel on offs' device and stream; returns the int32 table tensor."""
     import torch
 
+    from .. import _env
+
     table = torch.empty(table_slots(rows, offs.numel(), block_m), dtype=torch.int32, device=offs.device)
-    group_row_tiles_kernel[(1, )](offs, offs.numel(), rows, table, BLOCK_M=block_m, BLOCK_G=1024)
+    if offs.is_cuda and _env.PDL:
+        # Only the Hopper GEMM path builds tables on the GPU (programmatic dependent launch needs sm_90).
+        group_row_tiles_kernel[(1, )](offs, offs.numel(), rows, table, BLOCK_M=block_m, BLOCK_G=1024, PDL=True,
+                                      launch_pdl=True)
+    else:
+        group_row_tiles_kernel[(1, )](offs, offs.numel(), rows, table, BLOCK_M=block_m, BLOCK_G=1024)
     return table
