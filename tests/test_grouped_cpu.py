@@ -60,8 +60,8 @@ def test_forms_match_torch_grouped_mm():
     (lambda a, b, o: warpgemm.grouped_mm(a[0], b, o), ValueError, "2-D x 3-D"),
     (lambda a, b, o: warpgemm.grouped_mm(a, b, o, config=warpgemm.GemmConfig(128, 128, 64, 4, 4, stream_k=True)),
      ValueError, "grouped_mm runs whole tiles"),
-    (lambda a, b, o: warpgemm.grouped_mm(a, b, o, config=warpgemm.GemmConfig(128, 256, 64, 4, 8, store_chunks=4)),
-     ValueError, "store_chunks must be 1"),
+    (lambda a, b, o: warpgemm.grouped_mm(a, b, o, config=warpgemm.GemmConfig(128, 128, 64, 4, 4, split_k=2)),
+     ValueError, "split_k must be 1"),
 ])
 def test_bad_arguments_say_what_is_wrong(call, err, msg):
     a, b, o = torch.randn(10, 16, dtype=BF), torch.randn(3, 16, 8, dtype=BF), torch.tensor([2, 5, 9], dtype=torch.int32)
@@ -160,7 +160,7 @@ def test_group_gemm_outputs_share_one_allocation():
 
 
 def test_grouped_tile_choice_follows_groups_and_rows():
-    from warpgemm.heuristics import GROUPED_LARGE, GROUPED_SWAP, LARGE, SMALL
+    from warpgemm.heuristics import GROUPED_LARGE, GROUPED_NARROW_N, GROUPED_SWAP, LARGE, SMALL
     from warpgemm.ops.grouped import grouped_config
 
     bf = torch.bfloat16
@@ -169,6 +169,10 @@ def test_grouped_tile_choice_follows_groups_and_rows():
     assert grouped_config(1536, 32, bf, bf) == SMALL            # 48 rows per group: 64-row tiles
     assert grouped_config(4096, 64, bf, bf) == SMALL            # 64
     assert GROUPED_SWAP.swap_ab                                 # <= 16: weight streaming, swap-AB
+    # N = 1408 leaves most of the last 256-wide column empty: 128-wide tiles with 128-deep K steps.
+    assert grouped_config(8192, 64, bf, bf, 1408) == GROUPED_NARROW_N
+    assert grouped_config(16384, 128, bf, bf, 2048) == GROUPED_LARGE
+    assert grouped_config(16384, 8, bf, bf, 1408) == LARGE    # 8 large experts: compute-bound, 128x256
     for rows, groups in ((512, 32), (256, 64), (0, 8)):
         assert grouped_config(rows, groups, bf, bf) == GROUPED_SWAP
     for rows, groups in ((16384, 128), (512, 32)):

@@ -56,6 +56,12 @@ DECODE = {
 # grouped_mm's tile for 64+ groups of >= 64 rows on average: bands of 4 tile-rows instead of 8
 # (results/2026-11-22-issue4-mid/moe_probe*.json: faster on 11 of 12 fine-grained cases by 1-6%, slower with 8 experts).
 GROUPED_LARGE = LARGE.replace(group_m=4)
+# The same bands with 128-wide tiles and 128-deep K steps, for 64+ groups when N leaves the last 256-wide column of
+# tiles mostly empty (N = 1408: 6 columns of 256 hold 1536; 11 of 128 hold it exactly). The 128-deep step reads 256
+# contiguous bytes of each weight row per load, which streams weights better than 128 (E64 T8192 K2048 N1408:
+# 0.99/1.01/1.03x -> 1.01/1.06/1.12x torch._grouped_mm for uniform/skewed/empty routing; 128x128x64 tiles were
+# 0.89 where 128x256 made 1.07: results/2026-11-22-moe-swap/moe_bk128_probe*.json).
+GROUPED_NARROW_N = GemmConfig(block_m=128, block_n=128, block_k=128, stages=3, consumer_warps=4, group_m=4)
 # grouped_mm with few rows per group (decode-time MoE, weight streaming): swap-AB with 32 of a group's rows per tile
 # (results/2026-11-22-moe-swap/moe_swap_probe.json: 1.01-1.17x torch._grouped_mm on 15 cases of 1-16 mean rows per
 # group, against 0.97-1.13x for the 64x128 tile; 16-row tiles lose where skewed groups need several of them). Past 16
@@ -65,7 +71,7 @@ GROUPED_SWAP = DECODE[32]
 GROUPED_SWAP_MEAN_ROWS = 16
 
 SHIPPED_CONFIGS: tuple[GemmConfig, ...] = ((LARGE, LARGE_ONE_WAVE, MEDIUM, MEDIUM_FP32_OUT, SMALL, NARROW)
-                                           + tuple(DECODE.values()) + (GROUPED_LARGE, ))
+                                           + tuple(DECODE.values()) + (GROUPED_LARGE, GROUPED_NARROW_N))
 
 
 # Column split of the last wave (tail_split_columns): the tail's tile, its time per tile relative to LARGE's

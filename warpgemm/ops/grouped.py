@@ -29,7 +29,8 @@ import torch
 
 from .. import _env
 from ..config import GemmConfig, check_config
-from ..heuristics import GROUPED_LARGE, GROUPED_SWAP, GROUPED_SWAP_MEAN_ROWS, LARGE, MEDIUM, SMALL
+from ..heuristics import (GROUPED_LARGE, GROUPED_NARROW_N, GROUPED_SWAP, GROUPED_SWAP_MEAN_ROWS, LARGE, MEDIUM,
+                          SMALL)
 from . import checks
 
 _CHECK_OFFS = os.environ.get("WARPGEMM_CHECK_OFFS", "0").lower() in {"1", "true", "yes", "on"}
@@ -65,7 +66,12 @@ def _sanitized_bounds(offs: torch.Tensor, bound: int) -> list[tuple[int, int]]:
     return out
 
 
-def grouped_config(rows: int, groups: int, in_dtype, out_dtype) -> GemmConfig:
+def _column_padding(n: int, block_n: int) -> float:
+    """The fraction of the computed columns that lie past N."""
+    return -(-n // block_n) * block_n / max(n, 1) - 1
+
+
+def grouped_config(rows: int, groups: int, in_dtype, out_dtype, n: int = 0) -> GemmConfig:
     """Tile from the mean rows per group (no synchronization: the real sizes live on the device).
 
     Measured (scripts/moe_config_probe.py, notes/perf.md): with >= 128 rows per group on average the 128x256
@@ -73,9 +79,12 @@ def grouped_config(rows: int, groups: int, in_dtype, out_dtype) -> GemmConfig:
     the groups are a few dozen rows. With 64 or more groups, bands of 4 tile-rows instead of 8 (faster on 11 of 12
     fine-grained cases by 1-6%; slower on 8 of 9 eight-expert cases: results/2026-11-22-issue4-mid/moe_probe*.json).
     With a few rows per group (decode-time MoE) the call streams the experts' weights: swap-AB puts 64 weight
-    columns on wgmma's wide side and 32 rows of a group on its narrow side (GROUPED_SWAP)."""
+    columns on wgmma's wide side and 32 rows of a group on its narrow side (GROUPED_SWAP). With 64+ groups and an
+    N that leaves 5% or more of the 256-wide tiles' columns empty (but not of 128-wide ones), GROUPED_NARROW_N."""
     mean = rows / max(groups, 1)
     large = GROUPED_LARGE if groups >= 64 else LARGE
+    if groups >= 64 and n and _column_padding(n, 256) - _column_padding(n, 128) >= 0.05:
+        large = GROUPED_NARROW_N
     if mean <= GROUPED_SWAP_MEAN_ROWS:
         order = (GROUPED_SWAP, SMALL, MEDIUM)
     elif mean <= 64:
@@ -108,7 +117,7 @@ def _plan(a3, b, c3, config) -> _GroupedPlan:
     plan = _PLANS.get(key)
     if plan is not None:
         return plan
-    cfg = config or grouped_config(a3.shape[1], b.shape[0], a3.dtype, c3.dtype)
+    cfg = config or grouped_config(a3.shape[1], b.shape[0], a3.dtype, c3.dtype, c3.shape[2])
     a_geom, a_copy = tma.describe_any(a3, 2), 0
     if a_geom is None:
         a_copy = 2
@@ -169,10 +178,9 @@ def grouped_mm(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor | None = Non
         raise TypeError(f"config must be a warpgemm.GemmConfig or None, got {type(config).__name__}")
     if config is not None and check_config(config, a.dtype, out_dtype) is not None:
         raise ValueError(f"config {config} is invalid: {check_config(config, a.dtype, out_dtype)}")
-    if config is not None and (config.split_k > 1 or config.stream_k or config.store_chunks > 1):
-        raise ValueError(f"config {config.name}: grouped_mm runs whole tiles of each group and stores them row by "
-                         f"row; split_k and store_chunks must be 1 and stream_k False (got "
-                         f"split_k={config.split_k}, store_chunks={config.store_chunks}, stream_k={config.stream_k})")
+    if config is not None and (config.split_k > 1 or config.stream_k):
+        raise ValueError(f"config {config.name}: grouped_mm runs whole tiles of each group; split_k must be 1 and "
+                         f"stream_k False (got split_k={config.split_k}, stream_k={config.stream_k})")
     if (a.dim() == 2 and b.dim() == 3 and out is None and torch.is_grad_enabled()
             and (a.requires_grad or b.requires_grad) and config is None):
         _check_offs(offs, b.shape[0], a.shape[0], "2-D x 3-D (tokens x experts)", device)

@@ -13,6 +13,25 @@ from triton.experimental.gluon.language.nvidia.hopper import fence_async_shared,
 from triton.language.core import _aggregate as aggregate
 
 
+@gluon.jit
+def column_chunks(tile, CHUNK_N: gl.constexpr):
+    """The tile's column chunks of CHUNK_N (1, 2 or 4 of them), split in registers (no shared-memory round trip)."""
+    M: gl.constexpr = tile.type.shape[0]
+    CHUNKS: gl.constexpr = tile.type.shape[1] // CHUNK_N
+    if CHUNKS == 1:
+        chunks = (tile, )
+    elif CHUNKS == 2:
+        # Column halves: [M, 2, N/2] -> [M, N/2, 2] -> two [M, N/2].
+        chunks = gl.split(tile.reshape([M, 2, CHUNK_N]).permute((0, 2, 1)))
+    else:
+        # Quarters: [M, 4, N/4] -> [M, N/4, 2 (j // 2), 2 (j % 2)]; each split peels the last index.
+        even, odd = gl.split(tile.reshape([M, 4, CHUNK_N]).permute((0, 2, 1)).reshape([M, CHUNK_N, 2, 2]))
+        c0, c2 = gl.split(even)
+        c1, c3 = gl.split(odd)
+        chunks = (c0, c1, c2, c3)
+    return chunks
+
+
 @aggregate
 class TmaStoreEpilogue:
     """Adds an optional bias row, casts to the output dtype and stores the tile through shared memory with TMA
@@ -63,28 +82,11 @@ class TmaStoreEpilogue:
 
     @gluon.jit
     def store_tile(self, acc, batch, off_m, off_n):
-        BLOCK_N: gl.constexpr = acc.type.shape[1]
         CHUNK_N: gl.constexpr = self.c_desc.block_type.shape[2]
-        CHUNKS: gl.constexpr = BLOCK_N // CHUNK_N
         acc = self.add_bias(acc, off_n)
-        out = acc.to(self.c_desc.dtype)
-        if CHUNKS == 1:
-            self.store_chunk(out, 0, batch, off_m, off_n)
-        elif CHUNKS == 2:
-            # Column halves, split in registers: [M, 2, N/2] -> [M, N/2, 2] -> two [M, N/2].
-            c0, c1 = gl.split(out.reshape([out.shape[0], 2, CHUNK_N]).permute((0, 2, 1)))
-            self.store_chunk(c0, 0, batch, off_m, off_n)
-            self.store_chunk(c1, 1, batch, off_m, off_n + CHUNK_N)
-        else:
-            # Quarters: [M, 4, N/4] -> [M, N/4, 2 (j // 2), 2 (j % 2)]; each split peels the last index.
-            q = out.reshape([out.shape[0], 4, CHUNK_N]).permute((0, 2, 1)).reshape([out.shape[0], CHUNK_N, 2, 2])
-            even, odd = gl.split(q)
-            c0, c2 = gl.split(even)
-            c1, c3 = gl.split(odd)
-            self.store_chunk(c0, 0, batch, off_m, off_n)
-            self.store_chunk(c1, 1, batch, off_m, off_n + CHUNK_N)
-            self.store_chunk(c2, 0, batch, off_m, off_n + 2 * CHUNK_N)
-            self.store_chunk(c3, 1, batch, off_m, off_n + 3 * CHUNK_N)
+        chunks = column_chunks(acc.to(self.c_desc.dtype), CHUNK_N)
+        for c in gl.static_range(len(chunks)):
+            self.store_chunk(chunks[c], c % 2, batch, off_m, off_n + c * CHUNK_N)
 
     @gluon.jit
     def store_chunk(self, chunk, buffer: gl.constexpr, batch, off_m, off_n):
@@ -245,23 +247,30 @@ class RowBoundStoreEpilogue:
 
     @gluon.jit
     def store_masked(self, acc, work):
-        # Through the same shared buffer as the TMA path, read back in row chunks with 16-byte vectors per thread:
+        # Through the same shared buffer(s) as the TMA path, read back in row slabs with 16-byte vectors per thread:
         # stores straight from the wgmma layout write 4-byte pieces of 8 rows per instruction, which measured 15%
-        # slower over a whole GEMM (scripts/grouped_overhead_probe.py).
-        BLOCK_M: gl.constexpr = acc.type.shape[0]
-        BLOCK_N: gl.constexpr = acc.type.shape[1]
-        CHUNK: gl.constexpr = 32
+        # slower over a whole GEMM (scripts/grouped_overhead_probe.py). With chunked stores, chunk by chunk.
+        CHUNK_N: gl.constexpr = self.out.c_desc.block_type.shape[2]
+        acc = self.out.add_bias(acc, work.off_n)
+        chunks = column_chunks(acc.to(self.out.c_desc.dtype), CHUNK_N)
+        tma.store_wait(0)
+        for c in gl.static_range(len(chunks)):
+            self.store_masked_chunk(chunks[c], c % 2, work, work.off_n + c * CHUNK_N)
+
+    @gluon.jit
+    def store_masked_chunk(self, chunk, buffer: gl.constexpr, work, off_n):
+        BLOCK_M: gl.constexpr = chunk.type.shape[0]
+        CHUNK_N: gl.constexpr = chunk.type.shape[1]
+        SLAB: gl.constexpr = 32
         c_desc = self.out.c_desc
         N = c_desc.shape[2]
-        acc = self.out.add_bias(acc, work.off_n)
-        tma.store_wait(0)
-        tile = self.out.c_smem.index(0).reshape([BLOCK_M, BLOCK_N])
-        tile.store(acc.to(c_desc.dtype))
-        layout: gl.constexpr = row_store_layout(BLOCK_N, c_desc.dtype.primitive_bitwidth, gl.num_warps())
-        cols = work.off_n + gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, layout))
-        for r in gl.static_range(BLOCK_M // CHUNK):
-            rows = work.off_m + r * CHUNK + gl.arange(0, CHUNK, layout=gl.SliceLayout(1, layout))
-            vals = tile.slice(r * CHUNK, CHUNK, dim=0).load(layout)
+        tile = self.out.c_smem.index(buffer).reshape([BLOCK_M, CHUNK_N])
+        tile.store(chunk)
+        layout: gl.constexpr = row_store_layout(CHUNK_N, c_desc.dtype.primitive_bitwidth, gl.num_warps())
+        cols = off_n + gl.arange(0, CHUNK_N, layout=gl.SliceLayout(0, layout))
+        for r in gl.static_range(BLOCK_M // SLAB):
+            rows = work.off_m + r * SLAB + gl.arange(0, SLAB, layout=gl.SliceLayout(1, layout))
+            vals = tile.slice(r * SLAB, SLAB, dim=0).load(layout)
             offsets = gl.expand_dims(rows.to(gl.int64) * c_desc.strides[1], 1) + gl.expand_dims(cols, 0)
             mask = gl.expand_dims(rows < work.m_end, 1) & gl.expand_dims(cols < N, 0)
             gl.store(self.out_ptr + offsets, vals, mask=mask)
