@@ -23,7 +23,7 @@ def _table_reference(offs, rows, bm):
 
 @pytest.mark.parametrize("offs, rows", [
     ([3, 3, 9], 10), ([0, 0], 5), ([5, 2, 8, 20], 12), ([-3, 4], 4), ([130, 130, 300, 129, 700], 700),
-    (list(range(0, 3000, 3)), 3000), ([], 10),
+    (list(range(0, 3000, 3)), 3000), (list(range(1, 2201, 2)), 2200), ([], 10),  # 1100 groups: two chunks
 ])
 def test_row_tile_table_sanitizes_offsets(offs, rows):
     for bm in (16, 32, 64, 128):  # 16 and 32: swap-AB row tiles
