@@ -175,5 +175,8 @@ def test_grouped_tile_choice_follows_groups_and_rows():
     assert grouped_config(16384, 8, bf, bf, 1408) == LARGE    # 8 large experts: compute-bound, 128x256
     for rows, groups in ((512, 32), (256, 64), (0, 8)):
         assert grouped_config(rows, groups, bf, bf) == GROUPED_SWAP
+    from warpgemm.ops.grouped import planned_config  # what the bench reports: the same rule from the operands
+    experts = torch.empty(64, 1408, 2048, dtype=bf, device="meta").transpose(1, 2)
+    assert planned_config(torch.empty(8192, 2048, dtype=bf, device="meta"), experts) == GROUPED_NARROW_N
     for rows, groups in ((16384, 128), (512, 32)):
         assert warpgemm.check_config(grouped_config(rows, groups, bf, torch.float32), bf, torch.float32) is None
