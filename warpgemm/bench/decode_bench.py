@@ -36,12 +36,13 @@ def weight_copies(weight_bytes: int) -> int:
 
 
 def fit_to_rows(cfg, m: int, dtype=torch.bfloat16):
-    """A swept swap-AB config with its x-side tile sized to M (16/32/64 rows) and the deepest ring that still fits."""
+    """A swept swap-AB config with its x-side tile no taller than M needs (16/32/64 rows) and the deepest ring that
+    still fits. A tile narrower than M is kept: x's rows then split over several tiles that share a weight panel."""
     from ..config import check_config
 
     if not cfg.swap_ab:
         return cfg
-    cfg = cfg.replace(block_n=16 if m <= 16 else 32 if m <= 32 else 64)
+    cfg = cfg.replace(block_n=min(cfg.block_n, 16 if m <= 16 else 32 if m <= 32 else 64))
     while cfg.stages > 2 and check_config(cfg, dtype, dtype) is not None:
         cfg = cfg.replace(stages=cfg.stages - 1)
     return cfg
