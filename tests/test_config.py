@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from warpgemm.config import SMEM_LIMIT, GemmConfig, check_config, launch_warps, worker_consumer_regs
-from warpgemm.heuristics import NARROW, SHIPPED_CONFIGS, SMALL, choose_config
+from warpgemm.heuristics import DECODE_WIDE, NARROW, SHIPPED_CONFIGS, SMALL, choose_config
 
 DTYPES = [(torch.bfloat16, torch.bfloat16), (torch.float16, torch.float16), (torch.bfloat16, torch.float32),
           (torch.float16, torch.float32)]
@@ -120,3 +120,13 @@ def test_decode_shapes_swap_ab_with_stream_k():
         assert cfg.swap_ab and "swap-AB" in why
         assert cfg.block_n >= m and (cfg.block_n == 16 or cfg.block_n // 2 < m)
     assert not choose_config(1, 65, 4096, 4096, torch.bfloat16, torch.bfloat16, 132)[0].swap_ab
+
+
+def test_33_to_64_rows_against_a_wide_weight_use_plain_128_row_weight_panels():
+    pick = lambda m, n: choose_config(1, m, n, 4096, torch.bfloat16, torch.bfloat16, 132)[0]  # noqa: E731
+    for n in (14336, 28672):
+        assert pick(64, n) == DECODE_WIDE and pick(33, n) == DECODE_WIDE
+        assert pick(32, n).swap_ab and pick(1, n).swap_ab
+    assert pick(64, 8192).swap_ab  # 64 panels of 128 rows: half the SMs, swap-AB's 64-row tiles stay ahead
+    # The rule counts SMs: on a part with fewer of them the same weight fills the wave sooner.
+    assert choose_config(1, 64, 8192, 4096, torch.bfloat16, torch.bfloat16, 78)[0] == DECODE_WIDE
