@@ -56,9 +56,9 @@ def eager_ms(fn: Callable[[], object], iters: int) -> tuple[float, float]:
     return issued * 1e3 / iters, (time.perf_counter() - start) * 1e3 / iters
 
 
-def print_host_profile(fn: Callable[[], object], calls: int, rows: int = 25) -> None:
-    """cProfile over `calls` back-to-back eager calls of fn, the `rows` costliest functions by own time: where a
-    call's host time goes."""
+def print_host_profile(fn: Callable[[], object], calls: int, rows: int = 25, sort: str = "tottime") -> None:
+    """cProfile over `calls` back-to-back eager calls of fn, the `rows` costliest functions by `sort` (own time,
+    or "cumulative"): where a call's host time goes."""
     import cProfile
     import pstats
 
@@ -68,7 +68,7 @@ def print_host_profile(fn: Callable[[], object], calls: int, rows: int = 25) -> 
         fn()
     prof.disable()
     torch.cuda.synchronize()
-    pstats.Stats(prof).sort_stats("tottime").print_stats(rows)
+    pstats.Stats(prof).sort_stats(sort).print_stats(rows)
 
 
 def alternate(fn_a: Callable[[], object], fn_b: Callable[[], object], rounds: int = 5, rep_ms: int = 100,

@@ -15,9 +15,13 @@ is launched with programmatic dependent launch: it lets the GEMM that reads the 
 launch and prologue then run under this kernel, and the GEMM waits for the table before reading it), and it waits
 for the kernel before it (which may have written offs) before reading offs.
 """
+import torch
 import triton
 import triton.language as tl
 from triton.language.extra.cuda import gdc_launch_dependents, gdc_wait
+
+from .. import _env
+from .hopper.launch import CachedKernel
 
 
 @triton.jit
@@ -25,7 +29,9 @@ def _max(a, b):
     return tl.maximum(a, b)
 
 
-@triton.jit
+# The counts are not specialized on (Triton would compile again for a count of 1 or a multiple of 16), so one
+# binary per (BLOCK_M, BLOCK_G, PDL) serves every call and the cached launch below may reuse it.
+@triton.jit(do_not_specialize=["num_groups", "rows"])
 def group_row_tiles_kernel(offs_ptr, num_groups, rows, table_ptr, BLOCK_M: tl.constexpr, BLOCK_G: tl.constexpr,
                            PDL: tl.constexpr = False):
     if PDL:
@@ -56,23 +62,32 @@ def group_row_tiles_kernel(offs_ptr, num_groups, rows, table_ptr, BLOCK_M: tl.co
 
 
 def table_slots(rows: int, num_groups: int, block_m: int) -> int:
-    return 1 + 3 * (triton.cdiv(rows, block_m) + num_groups)
+    # Plain integer arithmetic: triton.cdiv is a constexpr function, several us of host time per call.
+    return 1 + 3 * (-(-rows // block_m) + num_groups)
+
+
+# (device, BLOCK_M, BLOCK_G, PDL, offs 16-byte aligned) -> CachedKernel: after the first call the launch skips
+# Triton's Python binder, which cost several tens of us of host time per eager grouped_mm call.
+_LAUNCHES: dict[tuple, object] = {}
 
 
 def build_group_table(offs, rows: int, block_m: int):
     """Launch the table kernel on offs' device and stream; returns the int32 table tensor."""
-    import torch
-
-    from .. import _env
-
     table = torch.empty(table_slots(rows, offs.numel(), block_m), dtype=torch.int32, device=offs.device)
     # Lanes sized to the groups: every lane of a chunk stores on every pass of the row-tile loop, so 1024 lanes for
     # 128 groups cost 8x the instructions (measured 0.35 us a pass; a skewed group of 17 row tiles takes 17 passes).
-    block_g = min(1024, triton.next_power_of_2(max(offs.numel(), 16)))
-    if offs.is_cuda and _env.PDL:
-        # Only the Hopper GEMM path builds tables on the GPU (programmatic dependent launch needs sm_90).
-        group_row_tiles_kernel[(1, )](offs, offs.numel(), rows, table, BLOCK_M=block_m, BLOCK_G=block_g, PDL=True,
-                                      launch_pdl=True)
+    block_g = min(1024, 1 << (max(offs.numel(), 16) - 1).bit_length())  # next power of two, at least 16
+    args = (offs, offs.numel(), rows, table)
+    if offs.is_cuda:
+        # Programmatic dependent launch only where the Hopper GEMM reads the table (it needs sm_90).
+        pdl = _env.PDL
+        key = (offs.device.index, block_m, block_g, pdl, offs.data_ptr() % 16 == 0)
+        launch = _LAUNCHES.get(key)
+        if launch is None:
+            launch = _LAUNCHES[key] = CachedKernel(group_row_tiles_kernel, dict(BLOCK_M=block_m, BLOCK_G=block_g,
+                                                                                PDL=pdl),
+                                                   num_warps=4, maxnreg=None, pdl=pdl, num_warps_param=False)
+        launch.launch(1, offs.device.index, lambda: args, args)
     else:
-        group_row_tiles_kernel[(1, )](offs, offs.numel(), rows, table, BLOCK_M=block_m, BLOCK_G=block_g)
+        group_row_tiles_kernel[(1, )](*args, BLOCK_M=block_m, BLOCK_G=block_g)
     return table

@@ -76,14 +76,18 @@ class _RawLaunch:
         try:
             launcher = compiled.run
             inner = launcher.launch
-            cells = dict(zip(inner.__code__.co_freevars, (c.cell_contents for c in inner.__closure__)))
-            metas = cells["tensordesc_meta"]
-            if not metas or any(m is None or m.get("fp4_padded") for m in metas):
-                return None
             if launcher.global_scratch_size or launcher.profile_scratch_size:
                 return None
+            if not hasattr(inner, "__code__"):
+                # No descriptor parameters: triton hands the C launcher over unwrapped.
+                fn, metas = inner, []
+            else:
+                cells = dict(zip(inner.__code__.co_freevars, (c.cell_contents for c in inner.__closure__)))
+                fn, metas = cells["launcher"], cells["tensordesc_meta"]
+                if not metas or any(m is None or m.get("fp4_padded") for m in metas):
+                    return None
             raw = _RawLaunch()
-            raw.fn, raw.function, raw.packed = cells["launcher"], compiled.function, compiled.packed_metadata
+            raw.fn, raw.function, raw.packed = fn, compiled.function, compiled.packed_metadata
             raw.coop, raw.pdl, raw.metas = launcher.launch_cooperative_grid, launcher.launch_pdl, metas
             return raw
         except Exception:  # another triton version: keep the supported path
@@ -171,14 +175,17 @@ class CachedKernel:
 
     __slots__ = ("fn", "constexprs", "tail", "num_warps", "maxnreg", "compiled", "raw", "pdl")
 
-    def __init__(self, fn, constexprs: dict, num_warps: int, maxnreg: int, pdl: bool = False):
-        """pdl: launch with programmatic dependent launch (the kernel must wait on the prior grid itself)."""
+    def __init__(self, fn, constexprs: dict, num_warps: int, maxnreg: int | None, pdl: bool = False,
+                 num_warps_param: bool = True):
+        """pdl: launch with programmatic dependent launch (the kernel must wait on the prior grid itself).
+        num_warps_param: the kernel's last parameter is `num_warps: constexpr` (the Gluon GEMM's is)."""
         self.fn = fn
         self.pdl = pdl
         self.constexprs = constexprs
         self.num_warps = num_warps
         self.maxnreg = maxnreg
-        self.tail = (*constexprs.values(), num_warps)  # constexpr values in signature order, then num_warps
+        # The launcher takes every parameter, constexprs included, in signature order.
+        self.tail = (*constexprs.values(), num_warps) if num_warps_param else tuple(constexprs.values())
         self.compiled = None
         self.raw = None
 
