@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from warpgemm.config import SMEM_LIMIT, GemmConfig, check_config, launch_warps, worker_consumer_regs
-from warpgemm.heuristics import DECODE_WIDE, NARROW, SHIPPED_CONFIGS, SMALL, choose_config
+from warpgemm.heuristics import DECODE_WIDE, NARROW, SHIPPED_CONFIGS, SMALL, choose_config, persistent_grid
 
 DTYPES = [(torch.bfloat16, torch.bfloat16), (torch.float16, torch.float16), (torch.bfloat16, torch.float32),
           (torch.float16, torch.float32)]
@@ -130,3 +130,15 @@ def test_33_to_64_rows_against_a_wide_weight_use_plain_128_row_weight_panels():
     assert pick(64, 8192).swap_ab  # 64 panels of 128 rows: half the SMs, swap-AB's 64-row tiles stay ahead
     # The rule counts SMs: on a part with fewer of them the same weight fills the wave sooner.
     assert choose_config(1, 64, 8192, 4096, torch.bfloat16, torch.bfloat16, 78)[0] == DECODE_WIDE
+
+
+def test_persistent_grid_balances_compute_bound_launches_only():
+    assert persistent_grid(224, 132, 256, 14336) == 112   # 1.7 waves -> two tiles on each of 112 programs
+    assert persistent_grid(448, 132, 1024, 14336) == 112   # 3.4 waves -> 4 tiles each
+    assert persistent_grid(1792, 132, 4096, 14336) == 132  # 13.6 waves: past the measured range, unchanged
+    assert persistent_grid(224, 132, 128, 14336) == 132   # weight streaming (M = 128): every SM
+    assert persistent_grid(448, 132, 14336, 64) == 132    # swap-AB decode: the product has 64 columns
+    assert persistent_grid(100, 132, 1024, 1024) == 100 and persistent_grid(0, 132, 512, 512) == 0
+    for tiles in range(1, 600):
+        grid = persistent_grid(tiles, 132, 512, 512)
+        assert grid <= 132 and -(-tiles // grid) == -(-tiles // min(132, tiles))  # never more waves

@@ -118,6 +118,26 @@ def tail_split_columns(batches: int, M: int, N: int, cfg: GemmConfig, num_sms: i
     return best
 
 
+# Programs of a whole-tile launch whose product has at least this many rows and columns (compute-bound enough that
+# concurrent tiles slow each other down): cdiv(tiles, waves), so every program runs the same number of tiles
+# instead of a last wave on a few SMs after a first wave that ran every SM. Same makespan in tiles, fewer tiles
+# contending in the full waves (results/2026-11-22-grid-balance/grid_balance_probe.json: 256x14336x4096 0.914 ->
+# 0.947x cuBLAS, 256x28672x8192 0.941 -> 1.000x). Weight-streaming shapes (M = 1-128) keep every SM: there the
+# balanced grid was 0-4% slower. Only up to BALANCED_GRID_MAX_WAVES: past a few waves the gain is bounded by
+# 1/waves and was not seen above the noise of `bench dense` (bench_dense.json, same session).
+BALANCED_GRID_MIN_DIM = 256
+BALANCED_GRID_MAX_WAVES = 4
+
+
+def persistent_grid(tiles: int, num_sms: int, rows: int, cols: int) -> int:
+    """The number of programs of a plain persistent launch of `tiles` whole tiles over a rows x cols product."""
+    grid = min(num_sms, tiles)
+    if (rows >= BALANCED_GRID_MIN_DIM and cols >= BALANCED_GRID_MIN_DIM and 0 < tiles
+            and _cdiv(tiles, grid) <= BALANCED_GRID_MAX_WAVES):
+        grid = _cdiv(tiles, _cdiv(tiles, grid))
+    return grid
+
+
 def decode_config(M: int) -> GemmConfig:
     return DECODE[16 if M <= 16 else 32 if M <= 32 else 64]
 

@@ -7,6 +7,7 @@ import triton
 
 from ... import _env
 from ...config import GemmConfig, launch_warps, worker_consumer_regs
+from ...heuristics import persistent_grid
 from .epilogue import RowBoundStoreEpilogue, RowBoundTransposedEpilogue, TmaStoreEpilogue, TransposedStoreEpilogue
 from .gemm_kernel import gemm_kernel
 from .partial_sums import PartialSumEpilogue
@@ -99,9 +100,13 @@ class GemmLaunch:
             num_k = triton.cdiv(a.shape[2] if a_kmajor else a.shape[1], cfg.block_k)
             self.grid = stream_k_plan.grid(self.tiles, num_k, num_sms)
             self.partial_elems = 2 * self.grid * tile_elems  # two slots per program (scheduler.StreamKScheduler)
-        else:
+        elif cfg.split_k > 1 or groups:
+            # Grouped: the grid is sized for the most tiles there can be, so it is not balanced against them.
             self.grid = min(num_sms, self.tiles * cfg.split_k)
             self.partial_elems = self.tiles * cfg.split_k * tile_elems if cfg.split_k > 1 else 0
+        else:
+            self.grid = persistent_grid(self.tiles, num_sms, M, N)
+            self.partial_elems = 0
         num_warps, maxnreg = launch_warps(cfg)
         self.kernel = CachedKernel(gemm_kernel,
                                    kernel_constexprs(cfg, a_kmajor, b_kmajor, a_batched, b_batched, has_bias,
