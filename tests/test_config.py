@@ -109,7 +109,9 @@ def test_few_tiles_use_64_row_tiles_and_many_use_the_cooperative_tile():
     pick = lambda m, n: choose_config(1, m, n, 4096, torch.bfloat16, torch.bfloat16, 132)[0]  # noqa: E731
     assert pick(128, 4096) == NARROW           # 64 tiles of 64x128 for 132 SMs: 64x64 tiles
     assert pick(128, 8192) == SMALL            # 128 tiles of 64x128
-    assert pick(256, 14336) == pick(128, 14336) and pick(256, 14336).block_n == 128
+    assert pick(256, 14336).block_n == 128 and pick(256, 14336).block_m == 128
+    assert pick(128, 14336) == SMALL           # 112 128x128 tiles, under one wave of weight streaming: 64x128
+    assert pick(128, 28672).block_m == 128     # 224 of them: 128x128
     assert pick(512, 28672).block_n == 256
     assert pick(256, 4096).block_m == 64
 

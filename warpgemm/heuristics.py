@@ -5,7 +5,8 @@ The rules are few and each rests on `warpgemm bench sweep` runs (notes/perf.md, 
 - M <= 64 (decode): swap-AB. The weight's N rows go on wgmma's 64-row side and the few rows of x on its narrow
   N side (16, 32 or 64); whole 64-row tiles with 256-wide K steps stream the weight fastest (bench decode sweeps).
   Except 33-64 rows against a weight whose 128-row panels fill 3/4 of the SMs or more: plain 64x128 tiles.
-- Fewer than half as many 128x128 tiles as SMs (e.g. M = 128-256 against a 4096-8192-wide weight): 64x128
+- Fewer than half as many 128x128 tiles as SMs (e.g. M = 128-256 against a 4096-8192-wide weight), or M <= 128 and
+  less than one wave of them (weight streaming: 128x14336x4096 0.95 -> 0.98x in three sweeps): 64x128
   tiles with an 8-deep ring. One SM streams operands at only ~100-125 GB/s, so small problems need many SMs
   busy, and deep rings keep each SM's bytes in flight. Where even 64x128 tiles would fill at most half the SMs
   (M = 128 against a 4096-wide weight), 64x64 tiles with 128-wide K steps (twice the SMs streaming).
@@ -161,7 +162,7 @@ def choose_config(batches: int, M: int, N: int, K: int, in_dtype: torch.dtype, o
             f"M={M} <= 64: swap-AB (weight rows on wgmma's M side), whole 64-row tiles (stream-K and split-K measured slower)"
     elif tiles_small <= num_sms // 2:
         order, why = (NARROW, SMALL, MEDIUM_FP32_OUT), f"{tiles_small} 64x128 tiles for {num_sms} SMs: 64x64 tiles"
-    elif tiles_128 < num_sms // 2:
+    elif tiles_128 < num_sms // 2 or (M <= 128 and tiles_128 < num_sms):
         order, why = (SMALL, MEDIUM_FP32_OUT), f"{tiles_128} 128x128 tiles for {num_sms} SMs: 64x128 tiles"
     elif M >= 512 and num_sms // 2 <= tiles_large <= num_sms:
         order, why = (LARGE_ONE_WAVE, LARGE, MEDIUM, MEDIUM_FP32_OUT), \
