@@ -8,7 +8,7 @@ import torch
 
 import warpgemm
 from warpgemm.config import GemmConfig, check_config
-from warpgemm.heuristics import DECODE, choose_config
+from warpgemm.heuristics import DECODE, DECODE_WIDE, choose_config
 from warpgemm.testing import check_matmul, strided_operand
 
 pytestmark = pytest.mark.gpu
@@ -17,7 +17,7 @@ DEV = "cuda"
 STREAM_K = GemmConfig(64, 16, 256, 5, 4, stream_k=True, swap_ab=True)
 SWAP_SPLIT = GemmConfig(128, 16, 128, 6, 4, split_k=4, swap_ab=True)
 SWAP_PLAIN = GemmConfig(128, 32, 64, 8, 4, swap_ab=True)
-DECODE_VARIANTS = (STREAM_K, DECODE[16], DECODE[32], DECODE[64], SWAP_SPLIT, SWAP_PLAIN,
+DECODE_VARIANTS = (STREAM_K, DECODE[16], DECODE[32], DECODE[64], DECODE_WIDE, SWAP_SPLIT, SWAP_PLAIN,
                    GemmConfig(128, 128, 64, 6, 4, stream_k=True), GemmConfig(64, 128, 64, 8, 4, stream_k=True))
 
 
@@ -128,3 +128,16 @@ def test_repeated_linear_calls_follow_new_tensors():
                 got = warpgemm.linear(x, w, b)
                 want = torch.nn.functional.linear(x.float(), w.float(), None if b is None else b.float())
                 assert (got.float() - want).norm() / want.norm() < 1e-2
+
+
+def test_heuristic_runs_33_to_64_rows_against_wide_weights():
+    """The plain 64x128 tile the heuristics pick for 33-64 rows against a wide weight: bias, fp32 out, NaN-filled out."""
+    g = torch.Generator(device=DEV).manual_seed(33)
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    for m in (33, 50, 64):
+        n = 128 * sms + 70  # past one wave of 128-row panels, ragged
+        cfg, _ = choose_config(1, m, n, 1000, BF, BF, sms)
+        assert cfg == DECODE_WIDE, cfg.name
+        x, w, bias = rand(m, 1000, g=g), rand(n, 1000, g=g), rand(n, g=g)
+        _assert_ok(check_matmul(x, w.T, bias=bias), f"heuristic M={m} N={n}")
+        _assert_ok(check_matmul(x, w.T, out_dtype=torch.float32), f"heuristic M={m} N={n} fp32 out")

@@ -125,7 +125,7 @@ def tail_split_columns(batches: int, M: int, N: int, cfg: GemmConfig, num_sms: i
 # contending in the full waves (results/2026-11-22-grid-balance/grid_balance_probe.json: 256x14336x4096 0.914 ->
 # 0.947x cuBLAS, 256x28672x8192 0.941 -> 1.000x). Weight-streaming shapes (M = 1-128) keep every SM: there the
 # balanced grid was 0-4% slower. Only up to BALANCED_GRID_MAX_WAVES: past a few waves the gain is bounded by
-# 1/waves and was not seen above the noise of `bench dense` (bench_dense.json, same session).
+# 1/waves and was not seen above the noise of `bench dense` (bench_dense_balanced_all_waves.json, same folder).
 BALANCED_GRID_MIN_DIM = 256
 BALANCED_GRID_MAX_WAVES = 4
 
