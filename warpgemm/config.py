@@ -43,8 +43,6 @@ class GemmConfig:
     swap_ab: False = C = A @ B; True = the kernel computes C^T = B^T @ A^T, so a tiny M lands on wgmma's narrow
         N side (block_n rows of A per tile) and the wide N on its 64-row side (block_m columns of C per tile);
         the transposed tile is written with ordinary stores.
-    split_tail: with split_k > 1, cut only the tiles past the last full wave of one program per SM: the full
-        waves run whole tiles and the partly filled last wave is spread over every SM in split_k parts per tile.
     """
 
     block_m: int = 128
@@ -59,13 +57,12 @@ class GemmConfig:
     store_chunks: int = 1
     stream_k: bool = False
     swap_ab: bool = False
-    split_tail: bool = False
 
     @property
     def name(self) -> str:
         return (f"{self.block_m}x{self.block_n}x{self.block_k}_s{self.stages}"
                 f"_w{self.consumer_warps}_g{self.group_m}" + ("_pp" if self.consumers == 2 else "")
-                + (f"_sk{self.split_k}" + ("t" if self.split_tail else "") if self.split_k > 1 else "")
+                + (f"_sk{self.split_k}" if self.split_k > 1 else "")
                 + (f"_c{self.store_chunks}" if self.store_chunks > 1 else "")
                 + ("_streamk" if self.stream_k else "") + ("_swap" if self.swap_ab else ""))
 
@@ -126,8 +123,6 @@ def check_config(cfg: GemmConfig, in_dtype: torch.dtype, out_dtype: torch.dtype)
         return f"store_chunks={cfg.store_chunks} leaves {bn // cfg.store_chunks}-column chunks: under 32 bytes per row"
     if cfg.split_k > 1 and cfg.store_chunks > 1:
         return "split_k > 1 stores whole tiles: store_chunks must be 1"
-    if cfg.split_tail and cfg.split_k == 1:
-        return "split_tail cuts the last wave's tiles into split_k parts: it needs split_k > 1"
     if cfg.stream_k and cfg.split_k > 1:
         return "stream_k and split_k > 1 are two ways of cutting K: choose one"
     if cfg.stream_k and cfg.consumers > 1:

@@ -51,7 +51,7 @@ SUITE_CANDIDATES = {"dense": DENSE_CANDIDATES, "quick": DENSE_CANDIDATES, "mid":
 
 
 def parse_config(text: str) -> GemmConfig:
-    """'128x128x64_s5_w4_g8_pp_sk2' or '..._sk4t' (split_tail) (a config's name) back into a GemmConfig."""
+    """'128x128x64_s5_w4_g8_pp_sk2' (a config's name) back into a GemmConfig."""
     parts = text.split("_")
     bm, bn, bk = (int(x) for x in parts[0].split("x"))
     fields = dict(block_m=bm, block_n=bn, block_k=bk)
@@ -63,8 +63,7 @@ def parse_config(text: str) -> GemmConfig:
         elif p == "swap":
             fields["swap_ab"] = True
         elif p.startswith("sk"):
-            fields["split_tail"] = p.endswith("t")
-            fields["split_k"] = int(p[2:].rstrip("t"))
+            fields["split_k"] = int(p[2:])
         elif p.startswith("c"):
             fields["store_chunks"] = int(p[1:])
         elif p[0] in "swg":

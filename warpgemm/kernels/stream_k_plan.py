@@ -50,10 +50,3 @@ def tile_parts(tile: int, programs: int, tiles: int, num_k: int) -> list[int]:
     lo, hi = owner(tile * num_k, programs, total), owner(tile * num_k + num_k - 1, programs, total)
     first = 2 * lo + (start(lo, programs, total) < tile * num_k)
     return [first] + [2 * (lo + j) for j in range(1, hi - lo + 1)]
-
-
-def split_tail_plan(tiles: int, split: int, num_sms: int) -> tuple[int, int]:
-    """(grid, whole tiles) of a split-tail launch (scheduler.GroupedTileScheduler with SPLIT_TAIL), as the device
-    computes them: the full waves of one tile per program run whole, the rest are cut into `split` parts."""
-    programs = max(1, min(num_sms, tiles * split))
-    return programs, tiles // programs * programs

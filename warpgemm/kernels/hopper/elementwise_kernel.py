@@ -59,7 +59,7 @@ class StreamArgs:
         BX: gl.constexpr = self.c_desc.block_type.shape[0]
         BY: gl.constexpr = self.c_desc.block_type.shape[1]
         # Row-major tile order (GROUP_M = 1): programs running together stream neighbouring memory.
-        return GroupedTileScheduler.make(1, self.c_desc.shape[0], self.c_desc.shape[1], 1, BX, BY, 1, 1, False)
+        return GroupedTileScheduler.make(1, self.c_desc.shape[0], self.c_desc.shape[1], 1, BX, BY, 1, 1)
 
 
 @gluon.jit

@@ -11,7 +11,7 @@ from ...heuristics import persistent_grid
 from .epilogue import RowBoundStoreEpilogue, RowBoundTransposedEpilogue, TmaStoreEpilogue, TransposedStoreEpilogue
 from .gemm_kernel import gemm_kernel
 from .partial_sums import PartialSumEpilogue
-from .scheduler import ExpertTileScheduler, GroupedTileScheduler, StreamKScheduler, TailSplitScheduler
+from .scheduler import ExpertTileScheduler, GroupedTileScheduler, StreamKScheduler
 from .launch import CachedKernel, LightDesc, full_desc, launch_hooks_active, nvmma_layout
 from .scratch import split_k_scratch, unused_pointers
 from .. import stream_k_plan
@@ -55,8 +55,7 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
         scheduler = ExpertTileScheduler
         epilogue = RowBoundTransposedEpilogue if cfg.swap_ab else RowBoundStoreEpilogue
     else:
-        scheduler = (StreamKScheduler if cfg.stream_k else TailSplitScheduler if cfg.split_tail
-                     else GroupedTileScheduler)
+        scheduler = StreamKScheduler if cfg.stream_k else GroupedTileScheduler
         if cfg.stream_k or cfg.split_k > 1:
             epilogue = PartialSumEpilogue
         else:
@@ -101,9 +100,6 @@ class GemmLaunch:
             num_k = triton.cdiv(a.shape[2] if a_kmajor else a.shape[1], cfg.block_k)
             self.grid = stream_k_plan.grid(self.tiles, num_k, num_sms)
             self.partial_elems = 2 * self.grid * tile_elems  # two slots per program (scheduler.StreamKScheduler)
-        elif cfg.split_tail and not groups:
-            self.grid, whole = stream_k_plan.split_tail_plan(self.tiles, cfg.split_k, num_sms)
-            self.partial_elems = (self.tiles - whole) * cfg.split_k * tile_elems
         elif cfg.split_k > 1 or groups:
             # Grouped: the grid is sized for the most tiles there can be, so it is not balanced against them.
             self.grid = min(num_sms, self.tiles * cfg.split_k)

@@ -70,17 +70,11 @@ class GroupedTileScheduler:
     Within a batch, consecutive tile ids cover a band of GROUP_M tile-rows column by column, so the P programs
     running at once share a few A row-panels and B column-panels in L2 instead of streaming all of B. The parts
     of one tile are consecutive units: they run at the same time, so the last of them waits least for the others.
-
-    SPLIT_TAIL: only the tiles past the last full wave (the first dp_tiles = P * (tiles // P) run whole, one per
-    program per wave) are cut into SPLIT_K parts, which spreads a partly filled last wave over every program. The
-    parts of a tile still run at the same time and cover different K ranges of the same panels, so the band's
-    sharing in L2 holds in the tail too (stream-K's uneven K offsets lose it: notes/perf.md).
     """
 
     first: gl.tensor
     step: gl.tensor
     num_units: gl.tensor
-    dp_tiles: gl.tensor
     tiles_m: gl.tensor
     tiles_n: gl.tensor
     num_k: gl.tensor
@@ -88,15 +82,12 @@ class GroupedTileScheduler:
     BLOCK_N: gl.constexpr
     GROUP_M: gl.constexpr
     SPLIT_K: gl.constexpr
-    SPLIT_TAIL: gl.constexpr
 
     @gluon.constexpr_function
-    def __init__(self, first, step, num_units, dp_tiles, tiles_m, tiles_n, num_k, BLOCK_M, BLOCK_N, GROUP_M,
-                 SPLIT_K, SPLIT_TAIL):
+    def __init__(self, first, step, num_units, tiles_m, tiles_n, num_k, BLOCK_M, BLOCK_N, GROUP_M, SPLIT_K):
         self.first = first
         self.step = step
         self.num_units = num_units
-        self.dp_tiles = dp_tiles
         self.tiles_m = tiles_m
         self.tiles_n = tiles_n
         self.num_k = num_k
@@ -104,28 +95,21 @@ class GroupedTileScheduler:
         self.BLOCK_N = gl.constexpr(BLOCK_N)
         self.GROUP_M = gl.constexpr(GROUP_M)
         self.SPLIT_K = gl.constexpr(SPLIT_K)
-        self.SPLIT_TAIL = gl.constexpr(SPLIT_TAIL)
 
     @gluon.jit
     def create(p):
         return GroupedTileScheduler.make(p.c_desc.shape[0], p.gemm_m(), p.gemm_n(),
-                                         p.num_k_steps(), p.block_m(), p.block_n(), p.GROUP_M, p.SPLIT_K, False)
+                                         p.num_k_steps(), p.block_m(), p.block_n(), p.GROUP_M, p.SPLIT_K)
 
     @gluon.jit
     def make(batches, M, N, num_k, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, GROUP_M: gl.constexpr,
-             SPLIT_K: gl.constexpr, SPLIT_TAIL: gl.constexpr):
+             SPLIT_K: gl.constexpr):
         tiles_m = gl.cdiv(M, BLOCK_M)
         tiles_n = gl.cdiv(N, BLOCK_N)
-        tiles = batches * tiles_m * tiles_n
-        programs = gl.num_programs(0)
-        if SPLIT_TAIL:
-            dp_tiles = tiles // programs * programs
-        else:
-            dp_tiles = tiles * 0
-        num_units = dp_tiles + (tiles - dp_tiles) * SPLIT_K
-        return GroupedTileScheduler(gl.program_id(0), programs, num_units, dp_tiles, tiles_m, tiles_n,
+        num_units = batches * tiles_m * tiles_n * SPLIT_K
+        return GroupedTileScheduler(gl.program_id(0), gl.num_programs(0), num_units, tiles_m, tiles_n,
                                     gl.to_tensor(num_k),
-                                    BLOCK_M, BLOCK_N, GROUP_M, SPLIT_K, SPLIT_TAIL)
+                                    BLOCK_M, BLOCK_N, GROUP_M, SPLIT_K)
 
     @gluon.jit
     def local_count(self):
@@ -140,14 +124,11 @@ class GroupedTileScheduler:
             k_first = u * 0
             k_count = self.num_k
         else:
-            v = u - self.dp_tiles  # negative: a whole tile of a full wave (SPLIT_TAIL only)
-            whole = v < 0
-            cut = gl.maximum(v, 0)
-            t = gl.where(whole, u, self.dp_tiles + cut // self.SPLIT_K)
-            split = gl.where(whole, 0, cut % self.SPLIT_K)
+            t = u // self.SPLIT_K
+            split = u - t * self.SPLIT_K
             # Parts differ by at most one K step; with fewer steps than parts some parts are empty.
-            k_first = gl.where(whole, 0, split * self.num_k // self.SPLIT_K)
-            k_count = gl.where(whole, self.num_k, (split + 1) * self.num_k // self.SPLIT_K - k_first)
+            k_first = split * self.num_k // self.SPLIT_K
+            k_count = (split + 1) * self.num_k // self.SPLIT_K - k_first
         return tile_item(t, self.tiles_m, self.tiles_n, self.GROUP_M, self.BLOCK_M, self.BLOCK_N, split, k_first,
                          k_count)
 
@@ -155,33 +136,16 @@ class GroupedTileScheduler:
     @gluon.constexpr_function
     def whole_units(self):
         """Whether a unit can cover a whole tile alone (its tile then needs no reduction)."""
-        return self.SPLIT_K == 1 or self.SPLIT_TAIL
+        return self.SPLIT_K == 1
 
     @gluon.jit
     def partial_slot(self, work):
-        return (work.tile - self.dp_tiles) * self.SPLIT_K + work.split
+        return work.tile * self.SPLIT_K + work.split
 
     @gluon.jit
     def tile_parts(self, tile):
-        first = (tile - self.dp_tiles) * self.SPLIT_K
-        parts = gl.where(tile < self.dp_tiles, 1, self.SPLIT_K)
-        return parts, first, first, 1
-
-
-@aggregate
-class TailSplitScheduler:
-    """GroupedTileScheduler with SPLIT_TAIL: whole tiles for the full waves, SPLIT_K parts for the last one's."""
-
-    unused: gl.constexpr
-
-    @gluon.constexpr_function
-    def __init__(self):
-        self.unused = gl.constexpr(0)
-
-    @gluon.jit
-    def create(p):
-        return GroupedTileScheduler.make(p.c_desc.shape[0], p.gemm_m(), p.gemm_n(),
-                                         p.num_k_steps(), p.block_m(), p.block_n(), p.GROUP_M, p.SPLIT_K, True)
+        first = tile * self.SPLIT_K
+        return self.SPLIT_K, first, first, 1
 
 
 @aggregate
