@@ -41,6 +41,19 @@ def test_grouped_variant_compiles_clean(cfg, b_kmajor, tmp_path):
     assert r.shared_bytes <= SMEM_LIMIT
 
 
+def test_device_dispatched_grouped_pair_compiles_clean(tmp_path):
+    """The two GEMMs grouped_mm may launch on one table (ops/grouped.py, streaming_config), each with its run
+    condition on the table."""
+    from warpgemm.heuristics import GROUPED_LARGE, GROUPED_STREAM
+    from warpgemm.kernels.hopper.scheduler import RUN_IF_REUSED, RUN_IF_STREAMING
+
+    for cfg, when in ((GROUPED_STREAM, RUN_IF_STREAMING), (GROUPED_LARGE, RUN_IF_REUSED)):
+        kernel = compile_gemm(cfg, a_batched=False, b_batched=True, grouped=True, when=when)
+        r = inspect_compiled(kernel, "grouped_when", str(tmp_path))
+        assert r.has_wgmma and r.has_tma_load and r.stack_bytes == 0 and r.local_bytes == 0, r
+        assert r.shared_bytes <= SMEM_LIMIT
+
+
 def _id(v):
     cfg, i, o, a_k, b_k, bias = v
     return f"{cfg.name}-{str(i)[6:]}-{str(o)[6:]}-A{'k' if a_k else 'm'}-B{'k' if b_k else 'n'}{'-bias' if bias else ''}"

@@ -125,6 +125,39 @@ def test_cuda_graph_replays_with_new_offsets(cfg):
         assert err < 1e-2, (sizes, err)
 
 
+def test_device_picks_the_streaming_tile_only_when_no_group_has_two_row_tiles(monkeypatch):
+    """64+ groups of <= 128 rows on average launch two GEMMs on one table; the device runs the streaming one only
+    when every group fits one row tile. Each routing must be right whichever runs, also in one graph replayed with
+    offsets that switch between them; with WARPGEMM_LOG=1 the plan says so."""
+    from warpgemm.ops import grouped
+
+    g = torch.Generator(device=DEV).manual_seed(9)
+    G, K, N = 64, 384, 512
+    T = G * 128
+    a, b = rand(T, K, g=g), rand(G, K, N, g=g)
+    uniform = [128] * G
+    skewed = [0, 1, 700, 129] + [100] * (G - 5) + [T - 830 - 100 * (G - 5) - 8]  # 8 rows past offs[-1]
+    ragged_singles = [(g * 37) % 129 for g in range(G)]  # every group at most one tile, some empty
+    for sizes in (uniform, skewed, ragged_singles):
+        check(a, b, offsets(sizes))
+    plan = next(p for k, p in grouped._PLANS.items() if k[2] == b.shape and k[-1] is None)
+    assert isinstance(plan.launch, grouped._DispatchedLaunch)
+    offs = offsets(uniform)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out = warpgemm.grouped_mm(a, b, offs)
+    for sizes in (skewed, uniform, ragged_singles, [0] * G, skewed):
+        out.fill_(float("nan"))
+        offs.copy_(offsets(sizes))
+        graph.replay()
+        torch.cuda.synchronize()
+        want, covered = reference(a, b, offs)
+        got = out[:covered].float()
+        assert not got.isnan().any(), sizes[:6]
+        if covered:
+            assert ((got - want[:covered]).norm() / want[:covered].norm()).item() < 1e-2, sizes[:6]
+
+
 def test_batched_and_ragged_k_forms():
     g = torch.Generator(device=DEV).manual_seed(6)
     a, b = rand(4, 100, 64, g=g), rand(4, 64, 48, g=g)

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 import warpgemm
-from warpgemm.kernels.group_table import build_group_table, table_slots
+from warpgemm.kernels.group_table import TABLE_HEADER, build_group_table, table_slots
 
 BF = torch.bfloat16
 
@@ -30,8 +30,11 @@ def test_row_tile_table_sanitizes_offsets(offs, rows):
         table = build_group_table(torch.tensor(offs, dtype=torch.int32), rows, bm)
         assert table.numel() == table_slots(rows, len(offs), bm)
         t = table.tolist()
-        got = [tuple(t[1 + 3 * i:4 + 3 * i]) for i in range(t[0])]
-        assert got == _table_reference(offs, rows, bm)
+        h = TABLE_HEADER
+        got = [tuple(t[h + 3 * i:h + 3 + 3 * i]) for i in range(t[0])]
+        want = _table_reference(offs, rows, bm)
+        assert got == want
+        assert t[1] == len({g for g, _, _ in want})  # groups with at least one row
 
 
 def test_forms_match_torch_grouped_mm():
@@ -180,3 +183,18 @@ def test_grouped_tile_choice_follows_groups_and_rows():
     assert planned_config(torch.empty(8192, 2048, dtype=bf, device="meta"), experts) == GROUPED_NARROW_N
     for rows, groups in ((16384, 128), (512, 32)):
         assert warpgemm.check_config(grouped_config(rows, groups, bf, torch.float32), bf, torch.float32) is None
+
+
+def test_streaming_tile_is_offered_only_where_groups_may_fit_one_row_tile():
+    from warpgemm.heuristics import GROUPED_LARGE, GROUPED_STREAM, LARGE
+    from warpgemm.ops.grouped import planned_name, streaming_config
+
+    bf = torch.bfloat16
+    assert streaming_config(GROUPED_LARGE, 16384, 128, bf, bf) == GROUPED_STREAM  # 128 rows per group on average
+    assert streaming_config(GROUPED_LARGE, 65536, 128, bf, bf) is None  # 512: some group has a second tile
+    assert streaming_config(LARGE, 4096, 8, bf, bf) is None  # few large experts keep one tile
+    assert streaming_config(GROUPED_LARGE, 16384, 128, bf, torch.float32) is None  # fp32 out does not fit it
+    assert GROUPED_STREAM.block_m == GROUPED_LARGE.block_m  # both GEMMs read one row-tile table
+    experts = torch.empty(256, 7168, 2048, dtype=bf, device="meta")
+    assert planned_name(torch.empty(32768, 7168, dtype=bf, device="meta"), experts) == \
+        f"{GROUPED_LARGE.name}|{GROUPED_STREAM.name}"

@@ -81,9 +81,18 @@ GROUPED_NARROW_N = GemmConfig(block_m=128, block_n=128, block_k=128, stages=3, c
 # big group re-reads its weight panel.
 GROUPED_SWAP = DECODE[32]
 GROUPED_SWAP_MEAN_ROWS = 16
+# grouped_mm when no group has a second row tile (decided on the device, from the row-tile table): every weight panel
+# is read by one tile, so the call streams the experts' weights, and 128-deep K steps (256 contiguous bytes of each
+# weight row per load) stream them better. Measured with one 128-row tile per expert (uniform routing,
+# results/2026-11-22-moe-swap/moe_bk128_probe2.json): E128 T16384 K7168 N2048 0.936 -> 1.019x torch._grouped_mm,
+# E256 T32768 1.003 (was 0.893); on routings where groups span several tiles the same tile loses 3-15%, hence the
+# device-side choice between the two (grouped.py).
+GROUPED_STREAM = GemmConfig(block_m=128, block_n=256, block_k=128, stages=2, consumer_warps=8, group_m=4,
+                            store_chunks=4)
 
 SHIPPED_CONFIGS: tuple[GemmConfig, ...] = ((LARGE, LARGE_ONE_WAVE, MEDIUM, MEDIUM_FP32_OUT, SMALL, NARROW)
-                                           + tuple(DECODE.values()) + (DECODE_WIDE, GROUPED_LARGE, GROUPED_NARROW_N))
+                                           + tuple(DECODE.values()) + (DECODE_WIDE, GROUPED_LARGE, GROUPED_NARROW_N,
+                                                                        GROUPED_STREAM))
 
 
 # Column split of the last wave (tail_split_columns): the tail's tile, its time per tile relative to LARGE's

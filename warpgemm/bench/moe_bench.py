@@ -80,7 +80,7 @@ def run_moe_suite(kinds=("skewed", "uniform", "empty"), rounds: int = 3, progres
                    "tflops": case.flops / ms / 1e9, "tflops_grouped_mm": case.flops / t_torch.ms_b / 1e9,
                    "ratio_vs_grouped_mm": t_torch.ms_b / t_torch.ms_a, "ratio_vs_loop": t_loop.ms_b / t_loop.ms_a,
                    "weight_tb_s": (w.numel() * 2 + a.numel() * 2 + case.tokens * case.N * 2) / ms / 1e9,
-                   "rel_diff_vs_grouped_mm": diff, "config": warpgemm.ops.grouped.planned_config(a, b).name}
+                   "rel_diff_vs_grouped_mm": diff, "config": warpgemm.ops.grouped.planned_name(a, b)}
             rows.append(row)
             progress(f"{case.label:>28} {kind:>8} {ms:8.3f} ms {row['tflops']:6.1f} TF/s  vs _grouped_mm "
                      f"{row['ratio_vs_grouped_mm']:.3f}  vs loop {row['ratio_vs_loop']:.3f}  diff {diff:.1e}")

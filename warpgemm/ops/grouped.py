@@ -6,7 +6,9 @@ Forms (G groups; `offs` an int32 tensor of cumulative END offsets, on the operan
   groups into row tiles on the device (kernels/group_table.py), then one persistent GEMM over all of them (the
   second launches under the first: programmatic dependent launch). With a few rows per group (decode-time MoE)
   the GEMM runs swap-AB: 64 of the expert's output columns on wgmma's wide side, 32 of the group's rows on its
-  narrow side (`grouped_config`).
+  narrow side (`grouped_config`). With 64+ groups of at most 128 rows on average, two GEMMs are launched on the
+  table and the device runs one: a weight-streaming tile if no group has a second row tile, else the usual one
+  (`streaming_config`).
 - 3-D x 3-D, no offs: a batched matmul (the regular kernel).
 - 2-D x 2-D with groups along K (the weight gradient): a (M, T), b (T, N) -> (G, M, N), group g summing over
   k in [offs[g-1], offs[g]).
@@ -32,8 +34,8 @@ import torch
 
 from .. import _env
 from ..config import GemmConfig, check_config
-from ..heuristics import (GROUPED_LARGE, GROUPED_NARROW_N, GROUPED_SWAP, GROUPED_SWAP_MEAN_ROWS, LARGE, MEDIUM,
-                          SMALL)
+from ..heuristics import (GROUPED_LARGE, GROUPED_NARROW_N, GROUPED_STREAM, GROUPED_SWAP, GROUPED_SWAP_MEAN_ROWS,
+                          LARGE, MEDIUM, SMALL)
 from . import checks
 
 _CHECK_OFFS = os.environ.get("WARPGEMM_CHECK_OFFS", "0").lower() in {"1", "true", "yes", "on"}
@@ -100,10 +102,45 @@ def grouped_config(rows: int, groups: int, in_dtype, out_dtype, n: int = 0) -> G
     raise AssertionError("no grouped config is valid")
 
 
+def streaming_config(cfg: GemmConfig, rows: int, groups: int, in_dtype, out_dtype) -> GemmConfig | None:
+    """The second tile grouped_mm launches beside `cfg` when the groups may turn out, on the device, to fit one row
+    tile each (then every weight panel is read once and GROUPED_STREAM streams the weights better; heuristics.py).
+    Only for GROUPED_LARGE with at most one tile of rows per group on average: past that, some group must have a
+    second tile. Both GEMMs read one row-tile table, so their tiles must hold the same rows."""
+    stream = GROUPED_STREAM
+    if (cfg != GROUPED_LARGE or rows > groups * cfg.block_m or stream.block_m != cfg.block_m
+            or check_config(stream, in_dtype, out_dtype) is not None):
+        return None
+    return stream
+
+
 def planned_config(a: torch.Tensor, b: torch.Tensor, out_dtype: torch.dtype | None = None) -> GemmConfig:
     """The config grouped_mm runs, unforced, for tokens a (T, K) and experts b (G, K, N) on Hopper (what the
     bench reports; the plan below asks the same question)."""
     return grouped_config(a.shape[0], b.shape[0], a.dtype, out_dtype or a.dtype, b.shape[-1])
+
+
+def planned_name(a: torch.Tensor, b: torch.Tensor, out_dtype: torch.dtype | None = None) -> str:
+    """planned_config's name, with the streaming tile the device may pick instead after a '|'."""
+    cfg = planned_config(a, b, out_dtype)
+    stream = streaming_config(cfg, a.shape[0], b.shape[0], a.dtype, out_dtype or a.dtype)
+    return cfg.name + (f"|{stream.name}" if stream else "")
+
+
+class _DispatchedLaunch:
+    """Two grouped GEMMs on one row-tile table, of which exactly one does the work: the first runs only when no
+    group has a second row tile, the second only otherwise (kernels/hopper/scheduler.py, RUN_*). The choice is
+    made on the device, so nothing synchronizes and a CUDA graph replays correctly whatever offs holds; the GEMM
+    that has nothing to do costs one near-empty launch (its programs read two table entries and exit)."""
+
+    __slots__ = ("launches", )
+
+    def __init__(self, *launches):
+        self.launches = launches
+
+    def launch(self, a, b, c, bias, group_table) -> None:
+        for launch in self.launches:
+            launch.launch(a, b, c, bias, group_table)
 
 
 class _GroupedPlan(NamedTuple):
@@ -120,6 +157,7 @@ _PLANS: dict[tuple, _GroupedPlan] = {}
 def _plan(a3, b, c3, config) -> _GroupedPlan:
     from ..kernels.hopper import tma_operands as tma
     from ..kernels.hopper.gemm import GemmLaunch
+    from ..kernels.hopper.scheduler import RUN_IF_REUSED, RUN_IF_STREAMING
 
     key = (a3.shape, a3.stride(), b.shape, b.stride(), c3.shape, c3.stride(), a3.dtype, c3.dtype,
            a3.data_ptr() % 16 == 0, b.data_ptr() % 16 == 0, c3.data_ptr() % 16 == 0, c3.device.index, config)
@@ -140,7 +178,15 @@ def _plan(a3, b, c3, config) -> _GroupedPlan:
     c_staged = c_geom is None
     if c_staged:
         c_geom = tma.padded_geometry(c3.shape, c3.element_size(), 2)
-    launch = GemmLaunch(cfg, a_geom, b_geom, c_geom, False, True, False, _env.sms_for(c3.device), groups=b.shape[0])
+    num_sms, groups = _env.sms_for(c3.device), b.shape[0]
+    stream = None if config else streaming_config(cfg, a3.shape[1], groups, a3.dtype, c3.dtype)
+    if stream is None:
+        launch = GemmLaunch(cfg, a_geom, b_geom, c_geom, False, True, False, num_sms, groups=groups)
+    else:
+        launch = _DispatchedLaunch(
+            GemmLaunch(stream, a_geom, b_geom, c_geom, False, True, False, num_sms, groups=groups,
+                       when=RUN_IF_STREAMING),
+            GemmLaunch(cfg, a_geom, b_geom, c_geom, False, True, False, num_sms, groups=groups, when=RUN_IF_REUSED))
     if len(_PLANS) > 1024:
         _PLANS.clear()
     plan = _PLANS[key] = _GroupedPlan(cfg, a_copy, b_copy, c_staged, launch)
@@ -154,8 +200,11 @@ def _hopper_tokens_by_group(a, b, offs, out, config) -> None:
     a3, c3 = a.unsqueeze(0), out.unsqueeze(0)
     plan = _plan(a3, b, c3, config)
     if _env.LOG_ENABLED:
+        stream = isinstance(plan.launch, _DispatchedLaunch)
         _env.log(f"grouped_mm T={a.shape[0]} K={a.shape[1]} N={b.shape[2]} groups={b.shape[0]}: hopper, "
-                 f"config={plan.config.name}" + (" (forced)" if config else " (mean rows per group)"))
+                 f"config={plan.config.name}" + (" (forced)" if config else " (mean rows per group)")
+                 + (f"; {plan.launch.launches[0].cfg.name} instead if no group has a second row tile (decided on "
+                    "the device)" if stream else ""))
     a_in = tma.padded_copy(a3, plan.a_copy) if plan.a_copy else a3
     b_in = tma.padded_copy(b, plan.b_copy) if plan.b_copy else b
     c = tma.output_buffer(tuple(c3.shape), c3.dtype, c3.device) if plan.c_staged else c3

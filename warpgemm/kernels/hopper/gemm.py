@@ -11,7 +11,7 @@ from ...heuristics import persistent_grid
 from .epilogue import RowBoundStoreEpilogue, RowBoundTransposedEpilogue, TmaStoreEpilogue, TransposedStoreEpilogue
 from .gemm_kernel import gemm_kernel
 from .partial_sums import PartialSumEpilogue
-from .scheduler import ExpertTileScheduler, GroupedTileScheduler, StreamKScheduler
+from .scheduler import EXPERT_SCHEDULERS, RUN_ALWAYS, GroupedTileScheduler, StreamKScheduler
 from .launch import CachedKernel, LightDesc, full_desc, launch_hooks_active, nvmma_layout
 from .scratch import split_k_scratch, unused_pointers
 from .. import stream_k_plan
@@ -47,12 +47,13 @@ def _at(t: torch.Tensor, elems: int) -> torch.Tensor:
 
 
 def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched: bool, b_batched: bool,
-                      has_bias: bool, grouped: bool = False) -> dict:
+                      has_bias: bool, grouped: bool = False, when: int = RUN_ALWAYS) -> dict:
     """The constexpr arguments of `gemm_kernel` for one variant (shared with the offline compile checks).
 
-    grouped: the MoE form, A's rows in groups by a device table, B batched by group, row-bounded stores."""
+    grouped: the MoE form, A's rows in groups by a device table, B batched by group, row-bounded stores.
+    when: the grouped GEMM's run condition on the table (scheduler.RUN_*)."""
     if grouped:
-        scheduler = ExpertTileScheduler
+        scheduler = EXPERT_SCHEDULERS[when]
         epilogue = RowBoundTransposedEpilogue if cfg.swap_ab else RowBoundStoreEpilogue
     else:
         scheduler = StreamKScheduler if cfg.stream_k else GroupedTileScheduler
@@ -73,9 +74,10 @@ class GemmLaunch:
     __slots__ = ("cfg", "a", "b", "c", "blocks", "grid", "kernel", "tiles", "partial_elems", "swap", "bound")
 
     def __init__(self, cfg: GemmConfig, a: TmaGeometry, b: TmaGeometry, c: TmaGeometry, a_batched: bool,
-                 b_batched: bool, has_bias: bool, num_sms: int, groups: int = 0):
+                 b_batched: bool, has_bias: bool, num_sms: int, groups: int = 0, when: int = RUN_ALWAYS):
         """a, b, c: the caller's operands (c = a @ b). groups > 0: the grouped (MoE) form over that many groups;
-        tiles are counted on the device, so the grid is sized for the most there can be."""
+        tiles are counted on the device, so the grid is sized for the most there can be. when: the grouped form's
+        run condition on the device table (scheduler.RUN_*)."""
         self.swap = cfg.swap_ab
         self.bound = None  # the prepared eager launch (launch.BoundLaunch), after the first launch
         if self.swap:
@@ -110,7 +112,7 @@ class GemmLaunch:
         num_warps, maxnreg = launch_warps(cfg)
         self.kernel = CachedKernel(gemm_kernel,
                                    kernel_constexprs(cfg, a_kmajor, b_kmajor, a_batched, b_batched, has_bias,
-                                                     grouped=groups > 0),
+                                                     grouped=groups > 0, when=when),
                                    num_warps, maxnreg, pdl=_env.PDL)
 
     @property

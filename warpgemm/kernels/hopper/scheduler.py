@@ -13,6 +13,10 @@ from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.language.core import _aggregate as aggregate
 
+from ..group_table import TABLE_HEADER
+
+_TABLE_HEADER = gl.constexpr(TABLE_HEADER)
+
 
 @aggregate
 class WorkItem:
@@ -148,19 +152,31 @@ class GroupedTileScheduler:
         return self.SPLIT_K, first, first, 1
 
 
+# When an expert-tile GEMM runs (ExpertTileScheduler.WHEN): grouped_mm may launch two GEMMs of different tiles on
+# one table, of which exactly one does the work, chosen on the device from the table (no host synchronization).
+RUN_ALWAYS = 0
+RUN_IF_STREAMING = 1  # only if no group has a second row tile (every weight panel is read once: a weight stream)
+RUN_IF_REUSED = 2  # only otherwise
+_ALWAYS = gl.constexpr(RUN_ALWAYS)
+_IF_STREAMING = gl.constexpr(RUN_IF_STREAMING)
+_IF_REUSED = gl.constexpr(RUN_IF_REUSED)
+
+
 @aggregate
 class ExpertTileScheduler:
     """Tiles of a grouped GEMM whose groups are row ranges of A (the MoE forward: tokens sorted by expert).
 
     The rows of every group are cut into BLOCK_M-row tiles by a small kernel run just before (group_table.py),
-    which writes, without any host synchronization, the number of row tiles R and for each row tile r its group,
-    first row and end row: table = [R, (group, row, end) * R]. The GEMM walks the R x tiles_n tiles in the
-    grouped order; each tile multiplies its rows of A by its group's B and writes only rows < end.
+    which writes, without any host synchronization, the number of row tiles R, the number of groups with rows, and
+    for each row tile r its group, first row and end row. The GEMM walks the R x tiles_n tiles in the grouped
+    order; each tile multiplies its rows of A by its group's B and writes only rows < end.
 
     Under swap-AB (few rows per group: the kernel computes C^T = B[g]^T A^T) the same walk holds, but a row tile
     is the product's column tile (BLOCK_N rows of A on wgmma's narrow side) and the tiles across are BLOCK_M of
     B's columns on wgmma's 64-row side. The row tiles of one group are adjacent in the table, so the programs
     running at once read each (group, column panel) of B from memory once and share it in L2.
+
+    WHEN (RUN_*): a GEMM whose condition the table does not meet has no units, and its programs exit at once.
     """
 
     first: gl.tensor
@@ -189,8 +205,18 @@ class ExpertTileScheduler:
 
     @gluon.jit
     def create(p):
+        return ExpertTileScheduler.make(p, _ALWAYS)
+
+    @gluon.jit
+    def make(p, WHEN: gl.constexpr):
         BLOCK_C: gl.constexpr = p.block_m() if p.SWAP_AB else p.block_n()
         tiles_m = gl.load(p.group_table_ptr)
+        if WHEN != _ALWAYS:
+            streaming = tiles_m == gl.load(p.group_table_ptr + 1)
+            if WHEN == _IF_STREAMING:
+                tiles_m = gl.where(streaming, tiles_m, 0)
+            else:
+                tiles_m = gl.where(streaming, 0, tiles_m)
         tiles_n = gl.cdiv(p.c_desc.shape[2], BLOCK_C)
         return ExpertTileScheduler(gl.program_id(0), gl.num_programs(0), tiles_m * tiles_n, tiles_m, tiles_n,
                                    p.num_k_steps(), p.group_table_ptr, BLOCK_C, p.GROUP_M, p.SWAP_AB)
@@ -203,7 +229,7 @@ class ExpertTileScheduler:
     def work(self, i):
         t = self.first + i * self.step
         tile_m, tile_n = grouped_order(t, self.tiles_m, self.tiles_n, self.GROUP_M)
-        entry = self.table_ptr + 1 + 3 * tile_m
+        entry = self.table_ptr + _TABLE_HEADER + 3 * tile_m
         group = gl.load(entry)
         row = gl.load(entry + 1)
         end = gl.load(entry + 2)
@@ -215,6 +241,40 @@ class ExpertTileScheduler:
             off_m = row
             off_n = tile_n * self.BLOCK_N
         return WorkItem(group, off_m, off_n, t, t * 0, t * 0, self.num_k, end)
+
+
+@aggregate
+class StreamingExpertScheduler:
+    """ExpertTileScheduler that runs only when no group has a second row tile (RUN_IF_STREAMING)."""
+
+    unused: gl.constexpr
+
+    @gluon.constexpr_function
+    def __init__(self):
+        self.unused = gl.constexpr(0)
+
+    @gluon.jit
+    def create(p):
+        return ExpertTileScheduler.make(p, _IF_STREAMING)
+
+
+@aggregate
+class ReusedExpertScheduler:
+    """ExpertTileScheduler that runs only when some group has several row tiles (RUN_IF_REUSED)."""
+
+    unused: gl.constexpr
+
+    @gluon.constexpr_function
+    def __init__(self):
+        self.unused = gl.constexpr(0)
+
+    @gluon.jit
+    def create(p):
+        return ExpertTileScheduler.make(p, _IF_REUSED)
+
+
+EXPERT_SCHEDULERS = {RUN_ALWAYS: ExpertTileScheduler, RUN_IF_STREAMING: StreamingExpertScheduler,
+                     RUN_IF_REUSED: ReusedExpertScheduler}
 
 
 @gluon.jit
