@@ -86,7 +86,8 @@ GROUPED_SWAP_MEAN_ROWS = 16
 # weight row per load) stream them better. Measured with one 128-row tile per expert (uniform routing,
 # results/2026-11-22-moe-swap/moe_bk128_probe2.json): E128 T16384 K7168 N2048 0.936 -> 1.019x torch._grouped_mm,
 # E256 T32768 1.003 (was 0.893); on routings where groups span several tiles the same tile loses 3-15%, hence the
-# device-side choice between the two (grouped.py).
+# device-side choice between the two (grouped.py). In `bench moe` with it: 1.016x and 1.002x
+# (results/2026-11-22-moe-stream-dispatch/).
 GROUPED_STREAM = GemmConfig(block_m=128, block_n=256, block_k=128, stages=2, consumer_warps=8, group_m=4,
                             store_chunks=4)
 

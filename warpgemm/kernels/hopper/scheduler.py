@@ -152,8 +152,8 @@ class GroupedTileScheduler:
         return self.SPLIT_K, first, first, 1
 
 
-# When an expert-tile GEMM runs (ExpertTileScheduler.WHEN): grouped_mm may launch two GEMMs of different tiles on
-# one table, of which exactly one does the work, chosen on the device from the table (no host synchronization).
+# When an expert-tile GEMM runs (the WHEN of ExpertTileScheduler.make): grouped_mm may launch two GEMMs of different
+# tiles on one table, of which exactly one does the work, chosen on the device from the table (no host sync).
 RUN_ALWAYS = 0
 RUN_IF_STREAMING = 1  # only if no group has a second row tile (every weight panel is read once: a weight stream)
 RUN_IF_REUSED = 2  # only otherwise
@@ -176,7 +176,7 @@ class ExpertTileScheduler:
     B's columns on wgmma's 64-row side. The row tiles of one group are adjacent in the table, so the programs
     running at once read each (group, column panel) of B from memory once and share it in L2.
 
-    WHEN (RUN_*): a GEMM whose condition the table does not meet has no units, and its programs exit at once.
+    make(p, WHEN) (RUN_*): a GEMM whose condition the table does not meet has no units; its programs exit at once.
     """
 
     first: gl.tensor
