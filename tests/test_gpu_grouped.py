@@ -4,7 +4,7 @@ import pytest
 import torch
 
 import warpgemm
-from warpgemm.config import check_config
+from warpgemm.config import GemmConfig, check_config
 from warpgemm.heuristics import DECODE, SHIPPED_CONFIGS
 
 pytestmark = pytest.mark.gpu
@@ -61,6 +61,26 @@ def test_every_shipped_config_on_groups(cfg):
     check(a, b, offsets(sizes), config=cfg)
     if check_config(cfg, BF, torch.float32) is None:
         check(a, b, offsets(sizes), config=cfg, out_dtype=torch.float32)
+
+
+SHORT_TILE_CONFIGS = [c for c in SHIPPED_CONFIGS if c.block_m == 128 and not c.swap_ab and not c.stream_k
+                      and c.split_k == 1] + [GemmConfig(block_m=128, block_n=128, block_k=64, stages=4,
+                                                        consumer_warps=4, consumers=2)]
+
+
+@pytest.mark.parametrize("out_dtype", [BF, torch.float32], ids=["bf16", "fp32"])
+@pytest.mark.parametrize("cfg", SHORT_TILE_CONFIGS, ids=lambda c: c.name)
+def test_short_row_tiles(cfg, out_dtype):
+    """A group's last row tile with <= 64 rows runs at one warpgroup's height and is staged whole in the epilogue
+    buffers: group ends on both sides of 64 and 128, several column tiles with a partial one, both weight layouts."""
+    if check_config(cfg, BF, out_dtype) is not None:
+        pytest.skip("config does not fit this output dtype")
+    g = torch.Generator(device=DEV).manual_seed(11)
+    sizes = [1, 63, 64, 65, 0, 127, 128, 129, 191, 192, 193, 320, 17]
+    T, K, N = sum(sizes) + 5, 384, 600
+    a = rand(T, K, g=g)
+    check(a, rand(len(sizes), K, N, g=g), offsets(sizes), config=cfg, out_dtype=out_dtype)
+    check(a, rand(len(sizes), N, K, g=g).transpose(1, 2), offsets(sizes), config=cfg, out_dtype=out_dtype)
 
 
 def test_many_groups_and_odd_shapes():
