@@ -63,16 +63,15 @@ def test_every_shipped_config_on_groups(cfg):
         check(a, b, offsets(sizes), config=cfg, out_dtype=torch.float32)
 
 
-SHORT_TILE_CONFIGS = [c for c in SHIPPED_CONFIGS if c.block_m == 128 and not c.swap_ab and not c.stream_k
-                      and c.split_k == 1] + [GemmConfig(block_m=128, block_n=128, block_k=64, stages=4,
-                                                        consumer_warps=4, consumers=2)]
+ROW_TILE_CONFIGS = [c for c in SHIPPED_CONFIGS if not c.stream_k and c.split_k == 1] + [
+    GemmConfig(block_m=128, block_n=128, block_k=64, stages=4, consumer_warps=4, consumers=2)]
 
 
 @pytest.mark.parametrize("out_dtype", [BF, torch.float32], ids=["bf16", "fp32"])
-@pytest.mark.parametrize("cfg", SHORT_TILE_CONFIGS, ids=lambda c: c.name)
-def test_short_row_tiles(cfg, out_dtype):
-    """A group's last row tile with <= 64 rows runs at one warpgroup's height and is staged whole in the epilogue
-    buffers: group ends on both sides of 64 and 128, several column tiles with a partial one, both weight layouts."""
+@pytest.mark.parametrize("cfg", ROW_TILE_CONFIGS, ids=lambda c: c.name)
+def test_group_ends_around_tile_boundaries(cfg, out_dtype):
+    """Group ends on both sides of 64 and 128 rows, several column tiles with a partial one, both weight layouts,
+    and a ping-pong config (two consumers alternating tiles)."""
     if check_config(cfg, BF, out_dtype) is not None:
         pytest.skip("config does not fit this output dtype")
     g = torch.Generator(device=DEV).manual_seed(11)

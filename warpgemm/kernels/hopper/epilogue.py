@@ -239,9 +239,7 @@ class RowBoundStoreEpilogue:
     @gluon.jit
     def store(self, acc, work):
         BLOCK_M: gl.constexpr = acc.type.shape[0]
-        if BLOCK_M < self.out.c_desc.block_type.shape[1]:
-            self.store_short(acc, work)
-        elif work.off_m + BLOCK_M <= work.m_end:
+        if work.off_m + BLOCK_M <= work.m_end:
             # The output descriptor is (1, rows, N): every group lives at batch 0.
             self.out.store_tile(acc, 0, work.off_m, work.off_n)
         else:
@@ -263,41 +261,13 @@ class RowBoundStoreEpilogue:
     def store_masked_chunk(self, chunk, buffer: gl.constexpr, work, off_n):
         BLOCK_M: gl.constexpr = chunk.type.shape[0]
         CHUNK_N: gl.constexpr = chunk.type.shape[1]
-        tile = self.out.c_smem.index(buffer).reshape([BLOCK_M, CHUNK_N])
-        tile.store(chunk)
-        self.write_rows(tile, work, off_n)
-
-    @gluon.jit
-    def store_short(self, acc, work):
-        """A short accumulator (the consumer's path for a group's last few rows: fewer rows than the tile, its
-        columns spread over both warpgroups, so it cannot be cut into column chunks in registers). It is staged
-        whole in the epilogue's shared buffers seen as one [ROWS, BLOCK_N] tile (in every chunking they hold at
-        least half a tile) and written row-masked from there."""
-        BLOCK_M: gl.constexpr = acc.type.shape[0]
-        BLOCK_N: gl.constexpr = acc.type.shape[1]
-        c_desc = self.out.c_desc
-        ROWS: gl.constexpr = (self.out.c_smem.type.shape[0] * c_desc.block_type.shape[1] * c_desc.block_type.shape[2]
-                              // BLOCK_N)
-        gl.static_assert(ROWS >= BLOCK_M, "the epilogue's buffers must hold a short tile")
-        staged: gl.constexpr = gl.NVMMASharedLayout(swizzle_byte_width=128,
-                                                    element_bitwidth=c_desc.dtype.primitive_bitwidth, rank=2)
-        acc = self.out.add_bias(acc, work.off_n)
-        tma.store_wait(0)
-        tile = self.out.c_smem._reinterpret(c_desc.dtype, [ROWS, BLOCK_N], staged).slice(0, BLOCK_M, dim=0)
-        tile.store(acc.to(c_desc.dtype))
-        self.write_rows(tile, work, work.off_n)
-
-    @gluon.jit
-    def write_rows(self, tile, work, off_n):
-        """Rows < work.m_end and columns < N of a staged [BLOCK_M, W] tile (C's columns off_n..) to global memory,
-        in slabs of 32 rows with 16-byte vectors per thread."""
-        BLOCK_M: gl.constexpr = tile.type.shape[0]
-        W: gl.constexpr = tile.type.shape[1]
         SLAB: gl.constexpr = 32
         c_desc = self.out.c_desc
         N = c_desc.shape[2]
-        layout: gl.constexpr = row_store_layout(W, c_desc.dtype.primitive_bitwidth, gl.num_warps())
-        cols = off_n + gl.arange(0, W, layout=gl.SliceLayout(0, layout))
+        tile = self.out.c_smem.index(buffer).reshape([BLOCK_M, CHUNK_N])
+        tile.store(chunk)
+        layout: gl.constexpr = row_store_layout(CHUNK_N, c_desc.dtype.primitive_bitwidth, gl.num_warps())
+        cols = off_n + gl.arange(0, CHUNK_N, layout=gl.SliceLayout(0, layout))
         for r in gl.static_range(BLOCK_M // SLAB):
             rows = work.off_m + r * SLAB + gl.arange(0, SLAB, layout=gl.SliceLayout(1, layout))
             vals = tile.slice(r * SLAB, SLAB, dim=0).load(layout)

@@ -46,20 +46,6 @@ def _at(t: torch.Tensor, elems: int) -> torch.Tensor:
     return t.as_strided((1, ), (1, ), t.storage_offset() + elems)
 
 
-# Grouped kernels give a group's last row tile, when it has at most half a tile of rows, one warpgroup's height of
-# wgmma work instead of the whole tile (partitions.wgmma_consumer). A module flag so that a probe can time both in
-# one process (clear ops.grouped._PLANS after flipping it).
-SHORT_TILES = True
-
-
-def short_rows(cfg: GemmConfig, a_kmajor: bool, grouped: bool) -> int:
-    """Rows of the short accumulator (0: none). Only grouped tiles have a row bound below the tile; the slice of
-    A's shared tile is taken along its rows, which needs K-major A."""
-    if SHORT_TILES and grouped and not cfg.swap_ab and a_kmajor and cfg.block_m == 128:
-        return cfg.block_m // 2
-    return 0
-
-
 def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched: bool, b_batched: bool,
                       has_bias: bool, grouped: bool = False, when: int = RUN_ALWAYS) -> dict:
     """The constexpr arguments of `gemm_kernel` for one variant (shared with the offline compile checks).
@@ -77,7 +63,7 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
             epilogue = TransposedStoreEpilogue if cfg.swap_ab else TmaStoreEpilogue
     return dict(A_KMAJOR=a_kmajor, B_KMAJOR=b_kmajor, A_BATCHED=a_batched, B_BATCHED=b_batched, HAS_BIAS=has_bias,
                 GROUP_M=cfg.group_m, STAGES=cfg.stages, SPLIT_K=cfg.split_k, CONSUMERS=cfg.consumers,
-                SWAP_AB=cfg.swap_ab, SHORT_M=short_rows(cfg, a_kmajor, grouped),
+                SWAP_AB=cfg.swap_ab,
                 PRODUCER_REGS=cfg.producer_regs, CONSUMER_REGS=worker_consumer_regs(cfg),
                 SchedulerImpl=scheduler, EpilogueImpl=epilogue)
 

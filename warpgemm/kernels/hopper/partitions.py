@@ -43,12 +43,11 @@ class GemmOperands:
     SPLIT_K: gl.constexpr
     CONSUMERS: gl.constexpr
     SWAP_AB: gl.constexpr
-    SHORT_M: gl.constexpr
 
     @gluon.constexpr_function
     def __init__(self, a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,
                  a_bufs, b_bufs, ring, turns,
-                 A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB, SHORT_M):
+                 A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB):
         self.a_desc = a_desc
         self.b_desc = b_desc
         self.c_desc = c_desc
@@ -70,9 +69,6 @@ class GemmOperands:
         self.SPLIT_K = gl.constexpr(SPLIT_K)
         self.CONSUMERS = gl.constexpr(CONSUMERS)
         self.SWAP_AB = gl.constexpr(SWAP_AB)
-        # > 0: a unit with at most SHORT_M rows to write (a group's last row tile) multiplies only its first
-        # SHORT_M rows of A (one warpgroup's wgmma height) instead of the whole tile.
-        self.SHORT_M = gl.constexpr(SHORT_M)
 
     # Static tile shape, read off the operand descriptors' boxes (with SWAP_AB the output descriptor is C's, not
     # the product's: A is the caller's B transposed and the tile is stored transposed).
@@ -174,43 +170,6 @@ def tma_producer(p: GemmOperands, SchedulerImpl: gl.constexpr):
             pos = pos.next()
 
 
-@gluon.constexpr_function
-def short_accumulator_layout(block_n, num_warps):
-    # A 64-row accumulator: one warpgroup spans the rows; a second warpgroup takes the right half of the columns,
-    # so each warpgroup does half a short tile's MMA work instead of one of them idling.
-    across = num_warps // 4
-    return gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, across], instr_shape=[16, block_n // across, 16])
-
-
-@gluon.jit
-def k_loop(p: GemmOperands, work, pos, acc):
-    """The unit's K steps into `acc`; with fewer rows than the tile, only A's first rows enter the wgmma."""
-    ROWS: gl.constexpr = acc.type.shape[0]
-    for kk in range(work.k_count):
-        p.ring.wait_ready(pos)
-        a = p.a_tile(pos.index)
-        if ROWS < p.block_m():
-            a = a.slice(0, ROWS, dim=0)
-        acc = warpgroup_mma(a, p.b_tile(pos.index), acc, use_acc=kk > 0, is_async=True)
-        # Keep one wgmma in flight. Once it is the only one left, the one before it has retired and only THAT
-        # slot may be refilled: the current slot is still being read.
-        acc = warpgroup_mma_wait(1, deps=(acc, ))
-        p.ring.mark_previous_empty(pos, pred=kk > 0)
-        pos = pos.next()
-    return acc, pos
-
-
-@gluon.jit
-def finish_unit(p: GemmOperands, work, pos, acc, CONSUMER: gl.constexpr):
-    """After the unit's last wgmma is issued: hand the turn over, retire the wgmma and free its slot."""
-    if p.CONSUMERS > 1:
-        mbarrier.arrive(p.turns.index(1 - CONSUMER), count=1)
-    # pos is one past the unit's last slot: retire its wgmma and release it (a split-K part can be empty).
-    acc = warpgroup_mma_wait(0, deps=(acc, ))
-    p.ring.mark_previous_empty(pos, pred=work.k_count > 0)
-    return acc
-
-
 @gluon.jit
 def wgmma_consumer(p: GemmOperands, SchedulerImpl: gl.constexpr, EpilogueImpl: gl.constexpr,
                    acc_layout: gl.constexpr, CONSUMER: gl.constexpr):
@@ -224,7 +183,6 @@ def wgmma_consumer(p: GemmOperands, SchedulerImpl: gl.constexpr, EpilogueImpl: g
     """
     BM: gl.constexpr = p.block_m()
     BN: gl.constexpr = p.block_n()
-    short_layout: gl.constexpr = short_accumulator_layout(BN, gl.num_warps())
     wait_for_prior_grid()
     sched = p.scheduler(SchedulerImpl)
     epi = EpilogueImpl.create(p, sched)
@@ -239,20 +197,20 @@ def wgmma_consumer(p: GemmOperands, SchedulerImpl: gl.constexpr, EpilogueImpl: g
                 else:
                     mbarrier.wait(p.turns.index(1), own & 1)
             pos = RingPosition.at(steps, p.ring.num_slots)
-            # A statically dead branch is not emitted (see PartialSumEpilogue.store), hence the nesting.
-            if p.SHORT_M > 0:
-                if work.m_end - work.off_m <= p.SHORT_M:
-                    # Names of their own: a name bound in both branches would have to have one type after them.
-                    short, short_end = k_loop(p, work, pos, gl.zeros([p.SHORT_M, BN], gl.float32, short_layout))
-                    short = finish_unit(p, work, short_end, short, CONSUMER)
-                    epi.store(short, work)
-                else:
-                    acc, pos = k_loop(p, work, pos, gl.zeros([BM, BN], gl.float32, acc_layout))
-                    acc = finish_unit(p, work, pos, acc, CONSUMER)
-                    epi.store(acc, work)
-            else:
-                acc, pos = k_loop(p, work, pos, gl.zeros([BM, BN], gl.float32, acc_layout))
-                acc = finish_unit(p, work, pos, acc, CONSUMER)
-                epi.store(acc, work)
+            acc = gl.zeros([BM, BN], gl.float32, acc_layout)
+            for kk in range(work.k_count):
+                p.ring.wait_ready(pos)
+                acc = warpgroup_mma(p.a_tile(pos.index), p.b_tile(pos.index), acc, use_acc=kk > 0, is_async=True)
+                # Keep one wgmma in flight. Once it is the only one left, the one before it has retired and only
+                # THAT slot may be refilled: the current slot is still being read.
+                acc = warpgroup_mma_wait(1, deps=(acc, ))
+                p.ring.mark_previous_empty(pos, pred=kk > 0)
+                pos = pos.next()
+            if p.CONSUMERS > 1:
+                mbarrier.arrive(p.turns.index(1 - CONSUMER), count=1)
+            # pos is one past the unit's last slot: retire its wgmma and release it (a split-K part can be empty).
+            acc = warpgroup_mma_wait(0, deps=(acc, ))
+            p.ring.mark_previous_empty(pos, pred=work.k_count > 0)
+            epi.store(acc, work)
         steps += work.k_count
     epi.drain()
