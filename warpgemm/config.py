@@ -43,10 +43,6 @@ class GemmConfig:
     swap_ab: False = C = A @ B; True = the kernel computes C^T = B^T @ A^T, so a tiny M lands on wgmma's narrow
         N side (block_n rows of A per tile) and the wide N on its 64-row side (block_m columns of C per tile);
         the transposed tile is written with ordinary stores.
-    x_stages: 0 = both operands share one ring of `stages` slots, filled by one producer warp. n > 0 = the
-        activations (A; B under swap_ab) get a ring of their own of n slots and a producer warp of their own, and
-        `stages` is the depth of the weight's ring alone: the weight, streamed from HBM, then runs more K steps
-        ahead than the activations, which come back from L2 (few-row GEMMs are bound by the weight bytes in flight).
     """
 
     block_m: int = 128
@@ -61,7 +57,6 @@ class GemmConfig:
     store_chunks: int = 1
     stream_k: bool = False
     swap_ab: bool = False
-    x_stages: int = 0
 
     @property
     def name(self) -> str:
@@ -69,16 +64,7 @@ class GemmConfig:
                 f"_w{self.consumer_warps}_g{self.group_m}" + ("_pp" if self.consumers == 2 else "")
                 + (f"_sk{self.split_k}" if self.split_k > 1 else "")
                 + (f"_c{self.store_chunks}" if self.store_chunks > 1 else "")
-                + ("_streamk" if self.stream_k else "") + ("_swap" if self.swap_ab else "")
-                + (f"_x{self.x_stages}" if self.x_stages else ""))
-
-    def operand_rows(self) -> tuple[int, int]:
-        """(activation rows, weight rows) of a tile: (block_m, block_n), swapped under swap_ab."""
-        return (self.block_n, self.block_m) if self.swap_ab else (self.block_m, self.block_n)
-
-    def ring_stages(self) -> tuple[int, int]:
-        """(activation slots, weight slots) of the operand ring(s)."""
-        return (self.x_stages or self.stages), self.stages
+                + ("_streamk" if self.stream_k else "") + ("_swap" if self.swap_ab else ""))
 
     def epilogue_buffers(self) -> int:
         if self.swap_ab:
@@ -86,15 +72,13 @@ class GemmConfig:
         return 2 if self.store_chunks > 1 else 1
 
     def smem_bytes(self, in_dtype: torch.dtype, out_dtype: torch.dtype) -> int:
-        x_rows, w_rows = self.operand_rows()
-        x_slots, w_slots = self.ring_stages()
-        ring = (x_slots * x_rows + w_slots * w_rows) * self.block_k * in_dtype.itemsize
+        ring = self.stages * (self.block_m + self.block_n) * self.block_k * in_dtype.itemsize
         epilogue = (self.consumers * self.epilogue_buffers() * self.block_m * (self.block_n // self.store_chunks)
                     * out_dtype.itemsize)
         if self.swap_ab:
             # The transposed store converts the fp32 tile's layout through shared scratch.
             epilogue = self.block_m * self.block_n * 4
-        barriers = 2 * (self.stages + self.x_stages) * 8
+        barriers = 2 * self.stages * 8
         return ring + epilogue + barriers + SMEM_SLACK
 
     def replace(self, **changes) -> "GemmConfig":
@@ -153,11 +137,8 @@ def check_config(cfg: GemmConfig, in_dtype: torch.dtype, out_dtype: torch.dtype)
     # wgmma gives each warpgroup (4 warps) slabs of 64 rows: the tile must hold one per warpgroup.
     if bm < 16 * cfg.consumer_warps:
         return f"block_m={bm} is too small for {cfg.consumer_warps} consumer warps (needs >= {16 * cfg.consumer_warps})"
-    if cfg.stages < 2 or cfg.stages > 24:
-        return f"stages must be between 2 and 24, got {cfg.stages}"
-    if cfg.x_stages and not 2 <= cfg.x_stages <= 12:
-        # One slot would deadlock: the consumer frees a slot only once the wgmma after it is issued.
-        return f"x_stages must be 0 (one shared ring) or between 2 and 12, got {cfg.x_stages}"
+    if cfg.stages < 2 or cfg.stages > 12:
+        return f"stages must be between 2 and 12, got {cfg.stages}"
     if cfg.group_m < 1:
         return f"group_m must be >= 1, got {cfg.group_m}"
     if not (24 <= cfg.producer_regs <= 256 and cfg.producer_regs % 8 == 0):

@@ -64,8 +64,6 @@ def parse_config(text: str) -> GemmConfig:
             fields["swap_ab"] = True
         elif p.startswith("sk"):
             fields["split_k"] = int(p[2:])
-        elif p.startswith("x"):
-            fields["x_stages"] = int(p[1:])
         elif p.startswith("c"):
             fields["store_chunks"] = int(p[1:])
         elif p[0] in "swg":

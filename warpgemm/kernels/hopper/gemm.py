@@ -46,16 +46,6 @@ def _at(t: torch.Tensor, elems: int) -> torch.Tensor:
     return t.as_strided((1, ), (1, ), t.storage_offset() + elems)
 
 
-def ring_constexprs(cfg: GemmConfig) -> dict:
-    """STAGES (B's ring, or the one shared ring) and A_STAGES (A's own ring; 0 = shared). The activations are the
-    kernel's A, or its B under swap-AB."""
-    if not cfg.x_stages:
-        return dict(STAGES=cfg.stages, A_STAGES=0)
-    if cfg.swap_ab:
-        return dict(STAGES=cfg.x_stages, A_STAGES=cfg.stages)
-    return dict(STAGES=cfg.stages, A_STAGES=cfg.x_stages)
-
-
 def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched: bool, b_batched: bool,
                       has_bias: bool, grouped: bool = False, when: int = RUN_ALWAYS) -> dict:
     """The constexpr arguments of `gemm_kernel` for one variant (shared with the offline compile checks).
@@ -72,7 +62,7 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
         else:
             epilogue = TransposedStoreEpilogue if cfg.swap_ab else TmaStoreEpilogue
     return dict(A_KMAJOR=a_kmajor, B_KMAJOR=b_kmajor, A_BATCHED=a_batched, B_BATCHED=b_batched, HAS_BIAS=has_bias,
-                GROUP_M=cfg.group_m, **ring_constexprs(cfg), SPLIT_K=cfg.split_k, CONSUMERS=cfg.consumers,
+                GROUP_M=cfg.group_m, STAGES=cfg.stages, SPLIT_K=cfg.split_k, CONSUMERS=cfg.consumers,
                 SWAP_AB=cfg.swap_ab,
                 PRODUCER_REGS=cfg.producer_regs, CONSUMER_REGS=worker_consumer_regs(cfg),
                 SchedulerImpl=scheduler, EpilogueImpl=epilogue)

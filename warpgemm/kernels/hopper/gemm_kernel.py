@@ -10,8 +10,7 @@ from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import mbarrier
 
-from .partitions import (A_OPERAND, B_OPERAND, BOTH_OPERANDS, GemmOperands, allow_dependents, tma_producer,
-                         wgmma_consumer)
+from .partitions import GemmOperands, allow_dependents, tma_producer, wgmma_consumer
 from .pipeline import BarrierRing
 
 __all__ = ["gemm_kernel", "accumulator_layout"]
@@ -27,61 +26,34 @@ def accumulator_layout(block_m, block_n, num_warps):
 @gluon.jit
 def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,  #
                 A_KMAJOR: gl.constexpr, B_KMAJOR: gl.constexpr, A_BATCHED: gl.constexpr, B_BATCHED: gl.constexpr,
-                HAS_BIAS: gl.constexpr, GROUP_M: gl.constexpr, STAGES: gl.constexpr, A_STAGES: gl.constexpr,
-                SPLIT_K: gl.constexpr, CONSUMERS: gl.constexpr, SWAP_AB: gl.constexpr, PRODUCER_REGS: gl.constexpr,
+                HAS_BIAS: gl.constexpr, GROUP_M: gl.constexpr, STAGES: gl.constexpr, SPLIT_K: gl.constexpr,
+                CONSUMERS: gl.constexpr, SWAP_AB: gl.constexpr, PRODUCER_REGS: gl.constexpr,
                 CONSUMER_REGS: gl.constexpr,
                 SchedulerImpl: gl.constexpr, EpilogueImpl: gl.constexpr, num_warps: gl.constexpr):
-    # A_STAGES == 0: A and B share one ring of STAGES slots and one producer; otherwise A has its own ring of
-    # A_STAGES slots, B one of STAGES, each with its own producer warp (the deep one is the weight's).
-    SPLIT_RINGS: gl.constexpr = A_STAGES > 0
-    a_slots: gl.constexpr = A_STAGES if SPLIT_RINGS else STAGES
-    a_bufs = gl.allocate_shared_memory(a_desc.dtype, [a_slots] + a_desc.block_type.shape, a_desc.layout)
+    a_bufs = gl.allocate_shared_memory(a_desc.dtype, [STAGES] + a_desc.block_type.shape, a_desc.layout)
     b_bufs = gl.allocate_shared_memory(b_desc.dtype, [STAGES] + b_desc.block_type.shape, b_desc.layout)
     # Each slot is consumed by exactly one consumer, so one arrive empties it.
-    b_ring = BarrierRing.allocate(STAGES, 1)
-    if SPLIT_RINGS:
-        a_ring = BarrierRing.allocate(A_STAGES, 1)
-    else:
-        a_ring = b_ring
+    ring = BarrierRing.allocate(STAGES, 1)
     # Ping-pong hand-over: turns[c] is arrived on when consumer c may start its next unit.
     turns = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
     for c in gl.static_range(2):
         mbarrier.init(turns.index(c), count=1)
     p = GemmOperands(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,
-                     a_bufs, b_bufs, a_ring, b_ring, turns,
-                     A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB,
-                     SPLIT_RINGS)
+                     a_bufs, b_bufs, ring, turns,
+                     A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB)
     acc_layout: gl.constexpr = accumulator_layout(p.block_m(), p.block_n(), num_warps)
     allow_dependents()
-    # Four literal partition lists: the JIT takes the list as written, not one built up with `+`.
     if CONSUMERS == 1:
-        if SPLIT_RINGS:
-            gl.warp_specialize([
-                (wgmma_consumer, (p, SchedulerImpl, EpilogueImpl, acc_layout, 0)),
-                (tma_producer, (p, SchedulerImpl, A_OPERAND)),
-                (tma_producer, (p, SchedulerImpl, B_OPERAND)),
-            ], [1, 1], [PRODUCER_REGS, PRODUCER_REGS])
-        else:
-            gl.warp_specialize([
-                (wgmma_consumer, (p, SchedulerImpl, EpilogueImpl, acc_layout, 0)),
-                (tma_producer, (p, SchedulerImpl, BOTH_OPERANDS)),
-            ], [1], [PRODUCER_REGS])
+        gl.warp_specialize([
+            (wgmma_consumer, (p, SchedulerImpl, EpilogueImpl, acc_layout, 0)),
+            (tma_producer, (p, SchedulerImpl)),
+        ], [1], [PRODUCER_REGS])
     else:
-        if SPLIT_RINGS:
-            gl.warp_specialize([
-                (wgmma_consumer, (p, SchedulerImpl, EpilogueImpl, acc_layout, 0)),
-                (wgmma_consumer, (p, SchedulerImpl, EpilogueImpl, acc_layout, 1)),
-                (tma_producer, (p, SchedulerImpl, A_OPERAND)),
-                (tma_producer, (p, SchedulerImpl, B_OPERAND)),
-            ], [num_warps, 1, 1], [CONSUMER_REGS, PRODUCER_REGS, PRODUCER_REGS])
-        else:
-            gl.warp_specialize([
-                (wgmma_consumer, (p, SchedulerImpl, EpilogueImpl, acc_layout, 0)),
-                (wgmma_consumer, (p, SchedulerImpl, EpilogueImpl, acc_layout, 1)),
-                (tma_producer, (p, SchedulerImpl, BOTH_OPERANDS)),
-            ], [num_warps, 1], [CONSUMER_REGS, PRODUCER_REGS])
-    b_ring.release_all()
-    if SPLIT_RINGS:
-        a_ring.release_all()
+        gl.warp_specialize([
+            (wgmma_consumer, (p, SchedulerImpl, EpilogueImpl, acc_layout, 0)),
+            (wgmma_consumer, (p, SchedulerImpl, EpilogueImpl, acc_layout, 1)),
+            (tma_producer, (p, SchedulerImpl)),
+        ], [num_warps, 1], [CONSUMER_REGS, PRODUCER_REGS])
+    ring.release_all()
     for c in gl.static_range(2):
         mbarrier.invalidate(turns.index(c))

@@ -32,8 +32,7 @@ class GemmOperands:
     group_table_ptr: gl.tensor
     a_bufs: gl.shared_memory_descriptor
     b_bufs: gl.shared_memory_descriptor
-    a_ring: BarrierRing  # the same ring as b_ring unless SPLIT_RINGS
-    b_ring: BarrierRing
+    ring: BarrierRing
     turns: gl.shared_memory_descriptor
     A_KMAJOR: gl.constexpr
     B_KMAJOR: gl.constexpr
@@ -44,13 +43,11 @@ class GemmOperands:
     SPLIT_K: gl.constexpr
     CONSUMERS: gl.constexpr
     SWAP_AB: gl.constexpr
-    SPLIT_RINGS: gl.constexpr
 
     @gluon.constexpr_function
     def __init__(self, a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,
-                 a_bufs, b_bufs, a_ring, b_ring, turns,
-                 A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB,
-                 SPLIT_RINGS):
+                 a_bufs, b_bufs, ring, turns,
+                 A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB):
         self.a_desc = a_desc
         self.b_desc = b_desc
         self.c_desc = c_desc
@@ -61,8 +58,7 @@ class GemmOperands:
         self.group_table_ptr = group_table_ptr
         self.a_bufs = a_bufs
         self.b_bufs = b_bufs
-        self.a_ring = a_ring
-        self.b_ring = b_ring
+        self.ring = ring
         self.turns = turns
         self.A_KMAJOR = gl.constexpr(A_KMAJOR)
         self.B_KMAJOR = gl.constexpr(B_KMAJOR)
@@ -73,7 +69,6 @@ class GemmOperands:
         self.SPLIT_K = gl.constexpr(SPLIT_K)
         self.CONSUMERS = gl.constexpr(CONSUMERS)
         self.SWAP_AB = gl.constexpr(SWAP_AB)
-        self.SPLIT_RINGS = gl.constexpr(SPLIT_RINGS)
 
     # Static tile shape, read off the operand descriptors' boxes (with SWAP_AB the output descriptor is C's, not
     # the product's: A is the caller's B transposed and the tile is stored transposed).
@@ -144,47 +139,13 @@ def allow_dependents():
                               is_pure=False, pack=1)
 
 
-# What a producer partition loads: both operands into one shared ring, or one operand into its own ring.
-BOTH_OPERANDS = gl.constexpr(0)
-A_OPERAND = gl.constexpr(1)
-B_OPERAND = gl.constexpr(2)
-
-
 @gluon.jit
-def load_a(p: GemmOperands, bar, slot, batch, off_m, k):
-    if p.A_KMAJOR:
-        tma.async_copy_global_to_shared(p.a_desc, [batch, off_m, k], bar, p.a_bufs.index(slot))
-    else:
-        tma.async_copy_global_to_shared(p.a_desc, [batch, k, off_m], bar, p.a_bufs.index(slot))
-
-
-@gluon.jit
-def load_b(p: GemmOperands, bar, slot, batch, off_n, k):
-    if p.B_KMAJOR:
-        tma.async_copy_global_to_shared(p.b_desc, [batch, off_n, k], bar, p.b_bufs.index(slot))
-    else:
-        tma.async_copy_global_to_shared(p.b_desc, [batch, k, off_n], bar, p.b_bufs.index(slot))
-
-
-@gluon.jit
-def tma_producer(p: GemmOperands, SchedulerImpl: gl.constexpr, OPERANDS: gl.constexpr):
-    """One warp issuing the TMA loads of OPERANDS for every K step of the program's units, in order.
-
-    With split rings (p.SPLIT_RINGS) each operand has its own ring and its own producer: the weight, streamed
-    from HBM, can then run more K steps ahead than the activations, which come from L2 (config.x_stages)."""
+def tma_producer(p: GemmOperands, SchedulerImpl: gl.constexpr):
     BK: gl.constexpr = p.block_k()
-    if OPERANDS == A_OPERAND:
-        ring = p.a_ring
-        nbytes: gl.constexpr = p.a_desc.block_type.nbytes
-    elif OPERANDS == B_OPERAND:
-        ring = p.b_ring
-        nbytes: gl.constexpr = p.b_desc.block_type.nbytes
-    else:
-        ring = p.b_ring
-        nbytes: gl.constexpr = p.a_desc.block_type.nbytes + p.b_desc.block_type.nbytes
+    nbytes: gl.constexpr = p.a_desc.block_type.nbytes + p.b_desc.block_type.nbytes
     wait_for_prior_grid()  # before the scheduler: a grouped GEMM's reads its tile table from global memory
     sched = p.scheduler(SchedulerImpl)
-    pos = RingPosition.start(ring.num_slots)
+    pos = RingPosition.start(p.ring.num_slots)
     # Units in order, whichever consumer takes them: the ring is a FIFO both consumers read from.
     for i in range(sched.local_count()):
         work = sched.work(i)
@@ -195,13 +156,17 @@ def tma_producer(p: GemmOperands, SchedulerImpl: gl.constexpr, OPERANDS: gl.cons
         b_batch = work.batch if p.B_BATCHED else 0
         for kk in range(work.k_count):
             k = (work.k_first + kk) * BK
-            ring.wait_empty(pos)
-            bar = ring.ready_barrier(pos)
+            p.ring.wait_empty(pos)
+            bar = p.ring.ready_barrier(pos)
             mbarrier.expect(bar, nbytes)
-            if OPERANDS != B_OPERAND:
-                load_a(p, bar, pos.index, a_batch, off_m, k)
-            if OPERANDS != A_OPERAND:
-                load_b(p, bar, pos.index, b_batch, off_n, k)
+            if p.A_KMAJOR:
+                tma.async_copy_global_to_shared(p.a_desc, [a_batch, off_m, k], bar, p.a_bufs.index(pos.index))
+            else:
+                tma.async_copy_global_to_shared(p.a_desc, [a_batch, k, off_m], bar, p.a_bufs.index(pos.index))
+            if p.B_KMAJOR:
+                tma.async_copy_global_to_shared(p.b_desc, [b_batch, off_n, k], bar, p.b_bufs.index(pos.index))
+            else:
+                tma.async_copy_global_to_shared(p.b_desc, [b_batch, k, off_n], bar, p.b_bufs.index(pos.index))
             pos = pos.next()
 
 
@@ -231,31 +196,21 @@ def wgmma_consumer(p: GemmOperands, SchedulerImpl: gl.constexpr, EpilogueImpl: g
                     mbarrier.wait(p.turns.index(0), (own + 1) & 1, pred=own > 0)
                 else:
                     mbarrier.wait(p.turns.index(1), own & 1)
-            # Every unit takes k_count slots of each ring. Without split rings a_pos only mirrors pos (the A
-            # slot is the B slot): it is carried along but never waited on.
-            pos = RingPosition.at(steps, p.b_ring.num_slots)
-            a_pos = RingPosition.at(steps, p.a_ring.num_slots)
+            pos = RingPosition.at(steps, p.ring.num_slots)
             acc = gl.zeros([BM, BN], gl.float32, acc_layout)
             for kk in range(work.k_count):
-                p.b_ring.wait_ready(pos)
-                if p.SPLIT_RINGS:
-                    p.a_ring.wait_ready(a_pos)
-                acc = warpgroup_mma(p.a_tile(a_pos.index), p.b_tile(pos.index), acc, use_acc=kk > 0, is_async=True)
+                p.ring.wait_ready(pos)
+                acc = warpgroup_mma(p.a_tile(pos.index), p.b_tile(pos.index), acc, use_acc=kk > 0, is_async=True)
                 # Keep one wgmma in flight. Once it is the only one left, the one before it has retired and only
                 # THAT slot may be refilled: the current slot is still being read.
                 acc = warpgroup_mma_wait(1, deps=(acc, ))
-                p.b_ring.mark_previous_empty(pos, pred=kk > 0)
-                if p.SPLIT_RINGS:
-                    p.a_ring.mark_previous_empty(a_pos, pred=kk > 0)
+                p.ring.mark_previous_empty(pos, pred=kk > 0)
                 pos = pos.next()
-                a_pos = a_pos.next()
             if p.CONSUMERS > 1:
                 mbarrier.arrive(p.turns.index(1 - CONSUMER), count=1)
             # pos is one past the unit's last slot: retire its wgmma and release it (a split-K part can be empty).
             acc = warpgroup_mma_wait(0, deps=(acc, ))
-            p.b_ring.mark_previous_empty(pos, pred=work.k_count > 0)
-            if p.SPLIT_RINGS:
-                p.a_ring.mark_previous_empty(a_pos, pred=work.k_count > 0)
+            p.ring.mark_previous_empty(pos, pred=work.k_count > 0)
             epi.store(acc, work)
         steps += work.k_count
     epi.drain()
