@@ -207,7 +207,12 @@ def _hopper_tokens_by_group(a, b, offs, out, config) -> None:
                     "the device)" if stream else ""))
     a_in = tma.padded_copy(a3, plan.a_copy) if plan.a_copy else a3
     b_in = tma.padded_copy(b, plan.b_copy) if plan.b_copy else b
-    c = tma.output_buffer(tuple(c3.shape), c3.dtype, c3.device) if plan.c_staged else c3
+    c = c3
+    if plan.c_staged:
+        # Rows past offs[-1] are not the call's to change, and where they start is known only on the device: the
+        # staging buffer starts as a copy of them, so the copy back writes what was there.
+        c = tma.output_buffer(tuple(c3.shape), c3.dtype, c3.device)
+        c.copy_(c3)
     # Row tiles hold block_m rows of A, or block_n under swap-AB (A's rows on the product's column side).
     table = build_group_table(offs, a.shape[0], plan.config.block_n if plan.config.swap_ab else plan.config.block_m)
     plan.launch.launch(a_in, b_in, c, None, table)
