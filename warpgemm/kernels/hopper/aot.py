@@ -24,6 +24,7 @@ from .gemm_kernel import gemm_kernel
 from .launch import nvmma_layout
 
 SM90 = GPUTarget("cuda", 90, 32)
+_ALIGNED_POINTERS = ("partials_ptr", "out_ptr")
 _PTR_TYPES = {torch.bfloat16: "*bf16", torch.float16: "*fp16", torch.float32: "*fp32"}
 
 
@@ -60,7 +61,9 @@ def compile_gemm(cfg: GemmConfig, *, in_dtype=torch.bfloat16, out_dtype=torch.bf
     signature["group_table_ptr"] = "*i32"
     signature.update({k: "constexpr" for k in constexprs})
     signature["num_warps"] = "constexpr"
-    src = GluonASTSource(gemm_kernel, signature, constexprs={**constexprs, "num_warps": num_warps})
+    # As the JIT specializes them for 16-byte aligned tensors (the launches' partial and output buffers are).
+    aligned = {(i, ): [["tt.divisibility", 16]] for i, name in enumerate(signature) if name in _ALIGNED_POINTERS}
+    src = GluonASTSource(gemm_kernel, signature, constexprs={**constexprs, "num_warps": num_warps}, attrs=aligned)
     return triton.compile(src, target=SM90, options={"num_warps": num_warps, "maxnreg": maxnreg, "launch_pdl": True})
 
 

@@ -32,6 +32,40 @@ def column_chunks(tile, CHUNK_N: gl.constexpr):
     return chunks
 
 
+# Pointer stores from the epilogues are 16-byte vectors only if the compiler can prove every vector aligned and
+# wholly in or out of the mask. Descriptor strides and bounds arrive as plain integers, so without the two helpers
+# below each element went out as its own store: a partial grouped tile issued 128 2-byte stores per thread instead
+# of 16 16-byte ones, which made it cost ~15 us more than a TMA-stored tile (scripts/grouped_store_probe.py).
+
+
+@gluon.jit
+def aligned_stride(desc, dim: gl.constexpr):
+    """desc.strides[dim], written so the compiler sees a multiple of 16 bytes (TMA requires it of every stride but
+    the innermost)."""
+    VEC: gl.constexpr = 128 // desc.dtype.primitive_bitwidth
+    return desc.strides[dim] // VEC * VEC
+
+
+@gluon.jit
+def rows_end_on_vectors(desc):
+    """Whether C's rows (desc.shape[2] elements) end on a 16-byte boundary. Callers branch on it and pass the answer
+    on as a constexpr to `column_bound`."""
+    VEC: gl.constexpr = 128 // desc.dtype.primitive_bitwidth
+    return desc.shape[2] % VEC == 0
+
+
+@gluon.jit
+def column_bound(desc, WHOLE: gl.constexpr):
+    """desc.shape[2]; under WHOLE (rows_end_on_vectors held) written as a multiple of 16 bytes, which the compiler
+    can see splits no vector (it must be rounded where it is used: the fact does not cross a branch)."""
+    VEC: gl.constexpr = 128 // desc.dtype.primitive_bitwidth
+    if WHOLE:
+        bound = desc.shape[2] // VEC * VEC
+    else:
+        bound = desc.shape[2]
+    return bound
+
+
 @aggregate
 class TmaStoreEpilogue:
     """Adds an optional bias row, casts to the output dtype and stores the tile through shared memory with TMA
@@ -175,18 +209,25 @@ class TransposedStoreEpilogue:
     @gluon.jit
     def store_rows(self, vals, r0, batch, off_m, off_n, row_end):
         """Rows r0.. of the transposed tile (C's columns off_m + r0..) into C's rows off_n.. below row_end."""
+        if rows_end_on_vectors(self.c_desc):
+            self.store_rows_below(vals, r0, batch, off_m, off_n, row_end, True)
+        else:
+            self.store_rows_below(vals, r0, batch, off_m, off_n, row_end, False)
+
+    @gluon.jit
+    def store_rows_below(self, vals, r0, batch, off_m, off_n, row_end, WHOLE: gl.constexpr):
         ROWS: gl.constexpr = vals.type.shape[0]
         COLS: gl.constexpr = vals.type.shape[1]
         layout: gl.constexpr = column_store_layout(ROWS, COLS, self.c_desc.dtype.primitive_bitwidth, gl.num_warps())
         vals = gl.convert_layout(vals, layout)
         c_cols = off_m + r0 + gl.arange(0, ROWS, layout=gl.SliceLayout(1, layout))
         c_rows = off_n + gl.arange(0, COLS, layout=gl.SliceLayout(0, layout))
-        n_cols = self.c_desc.shape[2]
+        n_cols = column_bound(self.c_desc, WHOLE)
         if self.HAS_BIAS:
             bias = gl.load(self.bias_ptr + c_cols, mask=c_cols < n_cols, other=0.0)
             vals = vals + gl.expand_dims(bias.to(gl.float32), 1)
-        offsets = (batch.to(gl.int64) * self.c_desc.strides[0] + gl.expand_dims(c_rows.to(gl.int64), 0)
-                   * self.c_desc.strides[1] + gl.expand_dims(c_cols, 1))
+        offsets = (batch.to(gl.int64) * aligned_stride(self.c_desc, 0) + gl.expand_dims(c_rows.to(gl.int64), 0)
+                   * aligned_stride(self.c_desc, 1) + gl.expand_dims(c_cols, 1))
         mask = gl.expand_dims(c_cols < n_cols, 1) & gl.expand_dims(c_rows < row_end, 0)
         gl.store(self.out_ptr + offsets, vals.to(self.c_desc.dtype), mask=mask)
 
@@ -261,17 +302,28 @@ class RowBoundStoreEpilogue:
     def store_masked_chunk(self, chunk, buffer: gl.constexpr, work, off_n):
         BLOCK_M: gl.constexpr = chunk.type.shape[0]
         CHUNK_N: gl.constexpr = chunk.type.shape[1]
-        SLAB: gl.constexpr = 32
         c_desc = self.out.c_desc
-        N = c_desc.shape[2]
         tile = self.out.c_smem.index(buffer).reshape([BLOCK_M, CHUNK_N])
         tile.store(chunk)
+        if rows_end_on_vectors(c_desc):
+            self.write_rows(tile, work, off_n, True)
+        else:
+            self.write_rows(tile, work, off_n, False)
+
+    @gluon.jit
+    def write_rows(self, tile, work, off_n, WHOLE: gl.constexpr):
+        """A staged [BLOCK_M, CHUNK_N] tile's rows below work.m_end and columns below N to C, 32 rows at a time."""
+        BLOCK_M: gl.constexpr = tile.type.shape[0]
+        CHUNK_N: gl.constexpr = tile.type.shape[1]
+        SLAB: gl.constexpr = 32
+        c_desc = self.out.c_desc
+        N = column_bound(c_desc, WHOLE)
         layout: gl.constexpr = row_store_layout(CHUNK_N, c_desc.dtype.primitive_bitwidth, gl.num_warps())
         cols = off_n + gl.arange(0, CHUNK_N, layout=gl.SliceLayout(0, layout))
         for r in gl.static_range(BLOCK_M // SLAB):
             rows = work.off_m + r * SLAB + gl.arange(0, SLAB, layout=gl.SliceLayout(1, layout))
             vals = tile.slice(r * SLAB, SLAB, dim=0).load(layout)
-            offsets = gl.expand_dims(rows.to(gl.int64) * c_desc.strides[1], 1) + gl.expand_dims(cols, 0)
+            offsets = gl.expand_dims(rows.to(gl.int64) * aligned_stride(c_desc, 1), 1) + gl.expand_dims(cols, 0)
             mask = gl.expand_dims(rows < work.m_end, 1) & gl.expand_dims(cols < N, 0)
             gl.store(self.out_ptr + offsets, vals, mask=mask)
 
