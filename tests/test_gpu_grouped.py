@@ -84,6 +84,23 @@ def test_group_ends_around_tile_boundaries(cfg, out_dtype):
         check(a, rand(len(sizes), N, K, g=g).transpose(1, 2), offsets(sizes), config=cfg, out_dtype=out_dtype)
 
 
+@pytest.mark.parametrize("n", [200, 201], ids=["rows_16B", "rows_odd"])
+def test_callers_out_keeps_rows_past_the_groups(n):
+    """A caller's out that the kernel cannot write in place (column-major; or rows not ending on 16 bytes, so the
+    output is staged) keeps its rows past offs[-1]."""
+    g = torch.Generator(device=DEV).manual_seed(12)
+    sizes = [70, 0, 150, 3]
+    T, K = sum(sizes) + 9, 128
+    a, b = rand(T, K, g=g), rand(len(sizes), K, n, g=g)
+    offs = offsets(sizes)
+    want, covered = reference(a, b, offs)
+    for out in (torch.full((n, T), float("nan"), device=DEV, dtype=BF).t(),
+                torch.full((T, n), float("nan"), device=DEV, dtype=BF)):
+        warpgemm.grouped_mm(a, b, offs, out=out)
+        assert ((out[:covered].float() - want[:covered]).norm() / want[:covered].norm()).item() < 1e-2
+        assert out[covered:].float().isnan().all(), "rows past the last group were written"
+
+
 def test_many_groups_and_odd_shapes():
     g = torch.Generator(device=DEV).manual_seed(3)
     sizes = torch.randint(0, 7, (1500,), generator=torch.Generator().manual_seed(3)).tolist()

@@ -193,7 +193,8 @@ def _plan(a3, b, c3, config) -> _GroupedPlan:
     return plan
 
 
-def _hopper_tokens_by_group(a, b, offs, out, config) -> None:
+def _hopper_tokens_by_group(a, b, offs, out, config, keep_rows: bool) -> None:
+    """keep_rows: out is the caller's, so its rows past offs[-1] must keep their contents."""
     from ..kernels.group_table import build_group_table
     from ..kernels.hopper import tma_operands as tma
 
@@ -209,10 +210,11 @@ def _hopper_tokens_by_group(a, b, offs, out, config) -> None:
     b_in = tma.padded_copy(b, plan.b_copy) if plan.b_copy else b
     c = c3
     if plan.c_staged:
-        # Rows past offs[-1] are not the call's to change, and where they start is known only on the device: the
-        # staging buffer starts as a copy of them, so the copy back writes what was there.
         c = tma.output_buffer(tuple(c3.shape), c3.dtype, c3.device)
-        c.copy_(c3)
+        if keep_rows:
+            # Where the rows past offs[-1] start is known only on the device: the staging buffer starts as a copy
+            # of out, so the copy back writes what was there.
+            c.copy_(c3)
     # Row tiles hold block_m rows of A, or block_n under swap-AB (A's rows on the product's column side).
     table = build_group_table(offs, a.shape[0], plan.config.block_n if plan.config.swap_ab else plan.config.block_m)
     plan.launch.launch(a_in, b_in, c, None, table)
@@ -270,6 +272,7 @@ def grouped_mm(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor | None = Non
     else:
         raise ValueError(f"grouped_mm takes 2-D x 3-D (with offs), 3-D x 3-D, or 2-D x 2-D (with offs) operands, "
                          f"got {a.dim()}-D and {b.dim()}-D")
+    callers_out = out is not None
     if out is None:
         out = torch.empty(shape, dtype=out_dtype, device=device)
     else:
@@ -291,8 +294,10 @@ def grouped_mm(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor | None = Non
     from .gemm_impl import select_path
 
     if select_path(device).path == "hopper":
-        target = out if out.stride(1) == 1 else torch.empty(shape, dtype=out_dtype, device=device)
-        _hopper_tokens_by_group(a, b, offs, target, config)
+        # The kernel writes row-major rows. Only a caller's out can be otherwise; a copy of it keeps its rows past
+        # offs[-1].
+        target = out if out.stride(1) == 1 else out.contiguous()
+        _hopper_tokens_by_group(a, b, offs, target, config, keep_rows=callers_out)
         if target is not out:
             out.copy_(target)
     else:
