@@ -107,6 +107,24 @@ def test_many_groups_and_odd_shapes():
     a, b = rand(sum(sizes), 40, g=g), rand(1500, 40, 24, g=g)  # K and N not 16-byte multiples: copies
     check(a, b, offsets(sizes))
 
+@pytest.mark.parametrize("mean_rows", [100, 10], ids=["tiles", "swap_ab"])
+@pytest.mark.parametrize("b_kmajor", [False, True], ids=["b_GKN", "b_GNK_T"])
+def test_short_k_and_column_major_tokens(mean_rows, b_kmajor):
+    """Tokens with K below one K step, as a contiguous (T, 1) matrix and column-major (found by test_gpu_fuzz:
+    read in place column-major, the grouped kernel faulted with an illegal instruction; they are copied now)."""
+    g = torch.Generator(device=DEV).manual_seed(13)
+    sizes = [mean_rows, 0, mean_rows + 1, 3, 2 * mean_rows]
+    T, N = sum(sizes) + 1, 64
+    a = rand(T, 1, g=g)
+    b = rand(len(sizes), N, 1, g=g).transpose(1, 2) if b_kmajor else rand(len(sizes), 1, N, g=g)
+    check(a, b, offsets(sizes))
+    T8 = (T + 7) // 8 * 8  # column-major tokens whose columns are 16-byte multiples (TMA could read them)
+    sizes[-1] += T8 - T
+    a = rand(16, T8, g=g).t()
+    b = rand(len(sizes), N, 16, g=g).transpose(1, 2) if b_kmajor else rand(len(sizes), 16, N, g=g)
+    check(a, b, offsets(sizes))
+
+
 
 @pytest.mark.parametrize("cfg", list(DECODE.values()), ids=lambda c: c.name)
 @pytest.mark.parametrize("b_kmajor", [False, True], ids=["b_GKN", "b_GNK_T"])

@@ -165,7 +165,11 @@ def _plan(a3, b, c3, config) -> _GroupedPlan:
     if plan is not None:
         return plan
     cfg = config or planned_config(a3[0], b, c3.dtype)
-    a_geom, a_copy = tma.describe_any(a3, 2), 0
+    # Tokens are read in place only row-major (K contiguous); any other layout is copied into a padded row-major
+    # buffer. Column-major tokens read in place made the grouped kernel fault with an illegal instruction on the
+    # H100 when K is below one K step (K = 1 and K = 16 found by test_gpu_fuzz; K = 64 ran), while matmul runs the
+    # same geometry; the cause is not found, and MoE tokens are row-major in practice.
+    a_geom, a_copy = tma.describe(a3, 2), 0
     if a_geom is None:
         a_copy = 2
         a_geom = tma.padded_geometry(a3.shape, a3.element_size(), 2)
