@@ -52,9 +52,9 @@ def test_every_shipped_config(cfg, a_col, b_col):
 
 @pytest.mark.parametrize("cfg", [None] + list(SHIPPED_CONFIGS), ids=lambda c: c.name if c else "heuristic")
 def test_column_major_a_read_in_place_with_k_below_one_step(cfg):
-    """Column-major A whose columns are 16-byte multiples is read in place; with K below one K step the grouped
-    kernel faulted on that geometry (test_gpu_grouped.test_short_k_and_column_major_tokens), so matmul's is checked
-    on every shipped config, batched too."""
+    """Column-major A whose columns are 16-byte multiples is read in place (the grouped kernel faulted on column-major
+    tokens whose groups started off 16 bytes: test_gpu_grouped; matmul's tile coordinates are block multiples), with
+    K below one K step, on every shipped config, batched too."""
     g = torch.Generator(device=DEV).manual_seed(8)
     for k in (1, 16, 40):
         for batch in ((), (3, )):

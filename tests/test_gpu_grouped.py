@@ -109,9 +109,11 @@ def test_many_groups_and_odd_shapes():
 
 @pytest.mark.parametrize("mean_rows", [100, 10], ids=["tiles", "swap_ab"])
 @pytest.mark.parametrize("b_kmajor", [False, True], ids=["b_GKN", "b_GNK_T"])
-def test_short_k_and_column_major_tokens(mean_rows, b_kmajor):
-    """Tokens with K below one K step, as a contiguous (T, 1) matrix and column-major (found by test_gpu_fuzz:
-    read in place column-major, the grouped kernel faulted with an illegal instruction; they are copied now)."""
+def test_column_major_tokens_with_unaligned_groups(mean_rows, b_kmajor):
+    """Column-major tokens, and a contiguous (T, 1) matrix (TMA can read it only column-major), with groups that
+    start off 8-row boundaries. Found by test_gpu_fuzz: read in place column-major, a group starting off a 16-byte
+    boundary is a TMA box coordinate off 16 bytes along the contiguous dimension, and the kernel faulted with an
+    illegal instruction; such tokens are copied now."""
     g = torch.Generator(device=DEV).manual_seed(13)
     sizes = [mean_rows, 0, mean_rows + 1, 3, 2 * mean_rows]
     T, N = sum(sizes) + 1, 64

@@ -166,9 +166,9 @@ def _plan(a3, b, c3, config) -> _GroupedPlan:
         return plan
     cfg = config or planned_config(a3[0], b, c3.dtype)
     # Tokens are read in place only row-major (K contiguous); any other layout is copied into a padded row-major
-    # buffer. Column-major tokens read in place made the grouped kernel fault with an illegal instruction on the
-    # H100 when K is below one K step (K = 1 and K = 16 found by test_gpu_fuzz; K = 64 ran), while matmul runs the
-    # same geometry; the cause is not found, and MoE tokens are row-major in practice.
+    # buffer. Read column-major, a group's first row is the TMA box's coordinate along the contiguous dimension,
+    # and a group starting off a 16-byte boundary (8 bf16 rows) made the kernel fault with an illegal
+    # instruction on the H100 (scripts: results/2026-11-22-fuzz/). Row-major, rows are the outer coordinate.
     a_geom, a_copy = tma.describe(a3, 2), 0
     if a_geom is None:
         a_copy = 2
