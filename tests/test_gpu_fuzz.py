@@ -56,6 +56,14 @@ def _sizes(rng, count, budget):
             return dims
 
 
+def _bias(rng, n, dtype):
+    """An (N,) bias in the input dtype or fp32, contiguous or a strided view."""
+    bias_dtype = torch.float32 if rng.random() < 0.3 else dtype
+    if rng.random() < 0.3:
+        return torch.randn(2 * n, device=DEV).to(bias_dtype)[::2]
+    return torch.randn(n, device=DEV).to(bias_dtype)
+
+
 def _forced_config(rng, dtype, out_dtype):
     if rng.random() >= 0.3:
         return None
@@ -95,7 +103,7 @@ def test_matmul_fuzz(case):
     b_batch = batch if batched and rng.random() < 0.5 else ()  # else b broadcasts over a's batch
     b = _operand(rng, k, n, dtype, b_layout, b_batch)
     out_dtype = torch.float32 if rng.random() < 0.25 else dtype
-    bias = torch.randn(n, device=DEV).to(dtype) if rng.random() < 0.3 else None
+    bias = _bias(rng, n, dtype) if rng.random() < 0.3 else None
     config = _forced_config(rng, dtype, out_dtype)
     what = (f"M={m} N={n} K={k} batch={batch} b_batch={b_batch} a={a_layout} b={b_layout} {dtype} -> {out_dtype} "
             f"bias={bias is not None} config={config and config.name}")
@@ -161,16 +169,19 @@ def test_grouped_mm_fuzz(case):
     b_kmajor = rng.random() < 0.5
     b = _operand(rng, k, n, dtype, "col" if b_kmajor else "row", (groups, ))
     out_dtype = torch.float32 if rng.random() < 0.25 else dtype
+    config = _forced_config(rng, dtype, out_dtype)
+    if config is not None and (config.split_k > 1 or config.stream_k or config.store_chunks > 1):
+        config = None  # grouped_mm refuses these up front (tested in test_gpu_grouped)
     what = (f"G={groups} sizes={sizes[:8]}{'...' if groups > 8 else ''} T={t} K={k} N={n} b_kmajor={b_kmajor} "
-            f"a_stride={a.stride()} {dtype} -> {out_dtype}")
+            f"a_stride={a.stride()} {dtype} -> {out_dtype} config={config and config.name}")
     ref, covered = _grouped_reference(a, b, offs_list)
     if rng.random() < 0.5:
         out = torch.full((t, n), float("nan"), device=DEV, dtype=out_dtype)
-        got = warpgemm.grouped_mm(a, b, offs, out=out)
+        got = warpgemm.grouped_mm(a, b, offs, out=out, config=config)
         assert got is out, what
         assert out[covered:].isnan().all(), f"{what}: rows past offs[-1] were written"
     else:
-        got = warpgemm.grouped_mm(a, b, offs, out_dtype=out_dtype)
+        got = warpgemm.grouped_mm(a, b, offs, out_dtype=out_dtype, config=config)
     assert got.shape == (t, n) and got.dtype == out_dtype, what
     err = rel_error(got[:covered], ref[:covered])
     assert err < (1e-2 if out_dtype != torch.float32 else 2e-3), f"{what}: error {err:.3e}"
@@ -206,3 +217,62 @@ def test_matmul_backward_fuzz(case):
     for name, got, want, red in (("a.grad", a.grad, a32.grad, n), ("b.grad", b.grad, b32.grad, m)):
         err = rel_error(got, want)
         assert err < tolerance(0.0, dtype, red) * 4, f"{what}: {name} error {err:.3e}"
+
+
+@pytest.mark.parametrize("case", range(30), ids=lambda c: f"case_{c}")
+def test_vector_operands_fuzz(case):
+    """torch.matmul's 1-D forms: (K,) @ (K, N), (M, K) @ (K,), (K,) @ (K,), (B, M, K) @ (K,), (K,) @ (B, K, N)."""
+    rng = random.Random(6000 + case)
+    dtype = rng.choice(DTYPES)
+    m, n, k = _sizes(rng, 3, BUDGET)
+    batch = rng.choice((2, 3))
+    form = rng.choice(("vm", "mv", "vv", "bmv", "vbm"))
+    g = torch.Generator(device=DEV).manual_seed(case)
+
+    def randn(*shape):
+        return torch.randn(shape, device=DEV, generator=g).to(dtype)
+
+    a, b = {"vm": (randn(k), randn(k, n)), "mv": (randn(m, k), randn(k)), "vv": (randn(k), randn(k)),
+            "bmv": (randn(batch, m, k), randn(k)), "vbm": (randn(k), randn(batch, k, n))}[form]
+    got = warpgemm.matmul(a, b)
+    ref = torch.matmul(a.float(), b.float())
+    what = f"{form}: {tuple(a.shape)} @ {tuple(b.shape)} {dtype}"
+    assert got.shape == ref.shape and got.dtype == dtype, what
+    err = rel_error(got, ref)
+    assert err <= tolerance(rel_error(torch.matmul(a, b), ref), dtype, k), f"{what}: error {err:.3e}"
+
+
+@pytest.mark.parametrize("case", range(20), ids=lambda c: f"case_{c}")
+def test_grouped_other_forms_fuzz(case):
+    """grouped_mm's 3-D x 3-D (batched) and 2-D x 2-D (groups along K: the weight gradient) forms."""
+    rng = random.Random(7000 + case)
+    dtype = rng.choice(DTYPES)
+    m, n = _sizes(rng, 2, 2 ** 20)
+    g = torch.Generator(device=DEV).manual_seed(case)
+
+    def randn(*shape):
+        return torch.randn(shape, device=DEV, generator=g).to(dtype)
+
+    if rng.random() < 0.5:
+        groups, k = rng.choice((1, 3, 8)), rng.choice(SIZES[:25])
+        a = randn(groups, m, k)
+        b = randn(groups, n, k).transpose(-1, -2) if rng.random() < 0.5 else randn(groups, k, n)
+        got = warpgemm.grouped_mm(a, b)
+        ref = torch.bmm(a.float(), b.float())
+        what = f"batched {tuple(a.shape)} @ {tuple(b.shape)} strides {b.stride()} {dtype}"
+    else:
+        groups = rng.choice((1, 2, 5, 16))
+        sizes = [0 if rng.random() < 0.2 else rng.randrange(0, 300) for _ in range(groups)]
+        t = sum(sizes) + rng.choice((0, 5))
+        offs_list = torch.tensor(sizes).cumsum(0).tolist()
+        a, b = randn(m, t), randn(t, n)
+        got = warpgemm.grouped_mm(a, b, torch.tensor(offs_list, device=DEV, dtype=torch.int32))
+        ref = torch.zeros(groups, m, n, device=DEV)
+        prev = 0
+        for i, o in enumerate(offs_list):
+            ref[i] = a[:, prev:o].float() @ b[prev:o].float()
+            prev = o
+        what = f"ragged K: ({m}, {t}) @ ({t}, {n}) sizes={sizes} {dtype}"
+    assert got.shape == ref.shape and got.dtype == dtype, what
+    err = rel_error(got, ref)
+    assert err < 1e-2, f"{what}: error {err:.3e}"
