@@ -276,3 +276,52 @@ def test_grouped_other_forms_fuzz(case):
     assert got.shape == ref.shape and got.dtype == dtype, what
     err = rel_error(got, ref)
     assert err < 1e-2, f"{what}: error {err:.3e}"
+
+
+@pytest.mark.parametrize("case", range(40), ids=lambda c: f"case_{c}")
+def test_add_mul_fuzz(case):
+    """warpgemm.add / mul against torch.add / mul, bitwise: odd shapes of 1-4 dims, transposed, sliced and offset
+    views, alpha, out= (fresh, NaN-filled, strided, or an input itself), and the fallback's inputs (broadcasting,
+    mixed dtypes)."""
+    rng = random.Random(8000 + case)
+    dtype = rng.choice((torch.float32, torch.bfloat16, torch.float16))
+    shape = [rng.choice((1, 3, 7, 8, 33, 64, 127, 1000, 1025)) for _ in range(rng.choice((1, 2, 3, 4)))]
+    while torch.Size(shape).numel() > 2 ** 24:
+        shape[rng.randrange(len(shape))] = 3
+    g = torch.Generator(device=DEV).manual_seed(case)
+
+    def operand(dt=dtype):
+        kind = rng.choice(("plain", "plain", "transposed", "sliced", "offset"))
+        if kind == "transposed" and len(shape) >= 2:
+            return torch.randn(shape[::-1], device=DEV, generator=g).to(dt).permute(*range(len(shape) - 1, -1, -1))
+        if kind == "sliced":
+            return torch.randn(shape[:-1] + [shape[-1] + 5], device=DEV, generator=g).to(dt)[..., 2:2 + shape[-1]]
+        if kind == "offset":
+            n = torch.Size(shape).numel()
+            return torch.randn(n + 1, device=DEV, generator=g).to(dt)[1:].view(shape)
+        return torch.randn(shape, device=DEV, generator=g).to(dt)
+
+    a, b = operand(), operand()
+    if rng.random() < 0.15:  # the fallback: b broadcast over a's leading dims, or another dtype
+        b = b[(0, ) * (len(shape) - 1)] if len(shape) > 1 else b.to(torch.float32)
+    op = rng.choice(("add", "mul"))
+    alpha = rng.choice((1, 0.5, -3.25)) if op == "add" else 1
+    want = torch.add(a, b, alpha=alpha) if op == "add" else torch.mul(a, b)
+    kwargs = dict(alpha=alpha) if op == "add" else {}
+    fn = getattr(warpgemm, op)
+    mode = rng.choice(("new", "out", "out_strided", "in_place"))
+    what = f"{op} {shape} {a.dtype}/{b.dtype} strides {a.stride()} {b.stride()} alpha={alpha} mode={mode}"
+    if mode == "new":
+        got = fn(a, b, **kwargs)
+    elif mode == "in_place" and a.shape == want.shape and a.dtype == want.dtype:
+        got = fn(a, b, out=a, **kwargs)
+        assert got is a, what
+    else:
+        out = torch.full(want.shape, float("nan"), device=DEV, dtype=want.dtype)
+        if mode == "out_strided" and len(shape) >= 2:
+            out = torch.full(list(want.shape[:-2]) + [want.shape[-1], want.shape[-2]], float("nan"), device=DEV,
+                             dtype=want.dtype).transpose(-1, -2)
+        got = fn(a, b, out=out, **kwargs)
+        assert got is out, what
+    assert got.shape == want.shape and got.dtype == want.dtype, what
+    assert torch.equal(got, want), f"{what}: max diff {(got.float() - want.float()).abs().max().item():.3e}"
