@@ -2,9 +2,10 @@
 
 The other GPU suites test one feature at a time; here each case draws odd sizes, layouts (transposed views,
 gapped and misaligned slices), batching and broadcasting, bias, fp32 output, a caller's `out` (sometimes
-column-major) and a forced shipped config together, for matmul, linear, grouped_mm and group_gemm. A case is a
-seed: a failure names it, and `pytest -k "case_17"` replays it. Outputs start NaN-filled; the error is measured
-against a float32 reference with the same tolerance rule as the rest of the suite.
+column-major) and a forced shipped config together, for matmul, linear, grouped_mm, group_gemm and add/mul. A
+case is a seed: a failure names it, and `pytest -k "grouped_mm_fuzz and case_17"` replays it. Outputs start
+NaN-filled; the error is measured against a float32 reference with the same tolerance rule as the rest of the
+suite (add/mul: bitwise against torch).
 """
 import random
 

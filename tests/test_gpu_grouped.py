@@ -107,6 +107,7 @@ def test_many_groups_and_odd_shapes():
     a, b = rand(sum(sizes), 40, g=g), rand(1500, 40, 24, g=g)  # K and N not 16-byte multiples: copies
     check(a, b, offsets(sizes))
 
+
 @pytest.mark.parametrize("mean_rows", [100, 10], ids=["tiles", "swap_ab"])
 @pytest.mark.parametrize("b_kmajor", [False, True], ids=["b_GKN", "b_GNK_T"])
 def test_column_major_tokens_with_unaligned_groups(mean_rows, b_kmajor):
@@ -125,7 +126,6 @@ def test_column_major_tokens_with_unaligned_groups(mean_rows, b_kmajor):
     a = rand(16, T8, g=g).t()
     b = rand(len(sizes), N, 16, g=g).transpose(1, 2) if b_kmajor else rand(len(sizes), 16, N, g=g)
     check(a, b, offsets(sizes))
-
 
 
 @pytest.mark.parametrize("cfg", list(DECODE.values()), ids=lambda c: c.name)
