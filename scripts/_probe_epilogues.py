@@ -1,4 +1,5 @@
-"""Epilogue variants for scripts/grouped_overhead_probe.py (measurement only)."""
+"""Epilogue variants for scripts/grouped_overhead_probe.py and scripts/grouped_store_probe.py (measurement only:
+TmaEveryTile writes wrong values on purpose)."""
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.language.core import _aggregate as aggregate
