@@ -12,7 +12,8 @@ The rules are few and each rests on `warpgemm bench sweep` runs (notes/perf.md, 
   (M = 128 against a 4096-wide weight), 64x64 tiles with 128-wide K steps (twice the SMs streaming).
 - M >= 512 with enough 128x256 tiles to fill half the SMs: two warpgroups on one 128x256 tile (the most
   reuse per byte loaded; best or tied on every dense shape swept); when they make a single wave, with 4 stages
-  and the output stored in 4 overlapped column chunks.
+  and the output stored in 4 overlapped column chunks; with 16+ tile-rows per batch, walked in bands of 16
+  tile-rows (fewer HBM bytes per wave: sustained GEMMs run at the power cap, where bytes cost clock).
 - Otherwise one warpgroup on 128x128 tiles with a 6-deep ring (4 -> 6 stages: geomean 0.83 -> 0.92 on `mid`).
 - A last wave that fills few SMs: when the 128x256 tiles come to w full waves plus a small remainder, the
   rightmost columns can go to a second launch with 128x128 tiles (half the time per tile), so the tail wave ends
@@ -35,6 +36,14 @@ LARGE = GemmConfig(block_m=128, block_n=256, block_k=64, stages=3, consumer_warp
 # column chunks whose stores overlap, and the freed shared memory buys a 4th stage (1024x4096x4096: 0.94-0.95 ->
 # 0.995x cuBLAS, results/2026-11-22-tail-split/single_wave_probe.json; earlier sweeps 0.78-0.92 -> 0.98).
 LARGE_ONE_WAVE = LARGE.replace(stages=4, store_chunks=4)
+# The same tile walked in bands of 16 tile-rows when a batch has at least that many (M >= 2048; the gain was measured
+# from M = 4096). A wave of 132 128x256 tiles then covers ~16 x 8 tiles instead of 8 x 16, which reads 21% fewer
+# operand bytes from HBM per wave (16 x 128 + 8.25 x 256 rows of panels against 8 x 128 + 16.5 x 256). Sustained
+# GEMMs run this H100 at its 700 W cap (~1.3 GHz SM clock), so bytes not moved buy clock: 1305 -> 1320-1335 MHz
+# and +0.5-1.3% steady-state TFLOP/s; `bench sweep` on the 12 dense shapes with M >= 4096, geomean 1.010 -> 1.022x
+# and 0.992 -> 1.024x cuBLAS in two runs (results/2026-11-22-power/).
+LARGE_TALL_BANDS = LARGE.replace(group_m=16)
+TALL_BAND_MIN_ROW_TILES = 16
 # One warpgroup on 128x128 with the deepest ring that fits beside a 16-bit output tile.
 MEDIUM = GemmConfig(block_m=128, block_n=128, block_k=64, stages=6, consumer_warps=4, group_m=8)
 # The same tile for fp32 outputs (whose 64 KB output tile leaves room for 4 stages).
@@ -91,7 +100,7 @@ GROUPED_SWAP_MEAN_ROWS = 16
 GROUPED_STREAM = GemmConfig(block_m=128, block_n=256, block_k=128, stages=2, consumer_warps=8, group_m=4,
                             store_chunks=4)
 
-SHIPPED_CONFIGS: tuple[GemmConfig, ...] = ((LARGE, LARGE_ONE_WAVE, MEDIUM, MEDIUM_FP32_OUT, SMALL, NARROW)
+SHIPPED_CONFIGS: tuple[GemmConfig, ...] = ((LARGE, LARGE_TALL_BANDS, LARGE_ONE_WAVE, MEDIUM, MEDIUM_FP32_OUT, SMALL, NARROW)
                                            + tuple(DECODE.values()) + (DECODE_WIDE, GROUPED_LARGE, GROUPED_NARROW_N,
                                                                         GROUPED_STREAM))
 
@@ -112,7 +121,7 @@ def tail_split_columns(batches: int, M: int, N: int, cfg: GemmConfig, num_sms: i
     another), and a split is taken when it is predicted TAIL_MIN_GAIN or less of the one-launch time. Example:
     1024x14336 has 8 x 56 = 448 tiles = 3.4 waves on 132 SMs, 4 wave-times; columns [0, 12544) are 392 tiles
     (3 waves), the last 1792 columns 112 128x128 tiles (one short wave): 3.65 predicted."""
-    if cfg != LARGE:
+    if cfg not in (LARGE, LARGE_TALL_BANDS):
         return 0
     rows = batches * _cdiv(M, cfg.block_m)
     tiles_n = _cdiv(N, cfg.block_n)
@@ -177,6 +186,9 @@ def choose_config(batches: int, M: int, N: int, K: int, in_dtype: torch.dtype, o
     elif M >= 512 and num_sms // 2 <= tiles_large <= num_sms:
         order, why = (LARGE_ONE_WAVE, LARGE, MEDIUM, MEDIUM_FP32_OUT), \
             f"{tiles_large} 128x256 tiles: one wave, chunked stores and a 4th stage"
+    elif M >= 512 and tiles_large >= num_sms // 2 and _cdiv(M, 128) >= TALL_BAND_MIN_ROW_TILES:
+        order, why = (LARGE_TALL_BANDS, LARGE, MEDIUM, MEDIUM_FP32_OUT), \
+            f"enough 128x256 tiles to fill the SMs; {_cdiv(M, 128)} tile-rows: bands of 16 (fewer HBM bytes per wave)"
     elif M >= 512 and tiles_large >= num_sms // 2:
         order, why = (LARGE, MEDIUM, MEDIUM_FP32_OUT), "enough 128x256 tiles to fill the SMs"
     else:
