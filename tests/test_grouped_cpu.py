@@ -163,19 +163,20 @@ def test_group_gemm_outputs_share_one_allocation():
 
 
 def test_grouped_tile_choice_follows_groups_and_rows():
-    from warpgemm.heuristics import GROUPED_LARGE, GROUPED_NARROW_N, GROUPED_SWAP, LARGE, SMALL
+    from warpgemm.heuristics import GROUPED_LARGE, GROUPED_NARROW_N, GROUPED_SWAP, LARGE, LARGE_TALL_BANDS, SMALL
     from warpgemm.ops.grouped import grouped_config
 
     bf = torch.bfloat16
     assert grouped_config(16384, 128, bf, bf) == GROUPED_LARGE  # fine-grained experts: 4-row bands
-    assert grouped_config(16384, 8, bf, bf) == LARGE            # few large experts: 8-row bands
+    assert grouped_config(16384, 8, bf, bf) == LARGE_TALL_BANDS  # few large experts, 128 tile-rows: 16-row bands
+    assert grouped_config(1024, 8, bf, bf) == LARGE             # 8 tile-rows in all: 8-row bands
     assert grouped_config(1536, 32, bf, bf) == SMALL            # 48 rows per group: 64-row tiles
     assert grouped_config(4096, 64, bf, bf) == SMALL            # 64
     assert GROUPED_SWAP.swap_ab                                 # <= 16: weight streaming, swap-AB
     # N = 1408 leaves most of the last 256-wide column empty: 128-wide tiles with 128-deep K steps.
     assert grouped_config(8192, 64, bf, bf, 1408) == GROUPED_NARROW_N
     assert grouped_config(16384, 128, bf, bf, 2048) == GROUPED_LARGE
-    assert grouped_config(16384, 8, bf, bf, 1408) == LARGE    # 8 large experts: compute-bound, 128x256
+    assert grouped_config(16384, 8, bf, bf, 1408) == LARGE_TALL_BANDS  # 8 large experts: compute-bound, 128x256
     for rows, groups in ((512, 32), (256, 64), (0, 8)):
         assert grouped_config(rows, groups, bf, bf) == GROUPED_SWAP
     from warpgemm.ops.grouped import planned_config  # what the bench reports: the same rule from the operands

@@ -36,7 +36,7 @@ import torch
 from .. import _env
 from ..config import GemmConfig, check_config
 from ..heuristics import (GROUPED_LARGE, GROUPED_NARROW_N, GROUPED_STREAM, GROUPED_SWAP, GROUPED_SWAP_MEAN_ROWS,
-                          LARGE, MEDIUM, SMALL)
+                          LARGE, LARGE_TALL_BANDS, MEDIUM, SMALL, TALL_BAND_MIN_ROW_TILES)
 from . import checks
 
 _CHECK_OFFS = os.environ.get("WARPGEMM_CHECK_OFFS", "0").lower() in {"1", "true", "yes", "on"}
@@ -83,12 +83,19 @@ def grouped_config(rows: int, groups: int, in_dtype, out_dtype, n: int = 0) -> G
     Measured (scripts/moe_config_probe.py, notes/perf.md): with >= 128 rows per group on average the 128x256
     cooperative tile beats 128x128 by 6-25% even where many groups are small; 64-row tiles only pay off when
     the groups are a few dozen rows. With 64 or more groups, bands of 4 tile-rows instead of 8 (faster on 11 of 12
-    fine-grained cases by 1-6%; slower on 8 of 9 eight-expert cases: results/2026-11-22-issue4-mid/moe_probe*.json).
+    fine-grained cases by 1-6%; slower on 8 of 9 eight-expert cases: results/2026-11-22-issue4-mid/moe_probe*.json);
+    with fewer groups and 16+ tile-rows in all, bands of 16 as in dense matmul (8-expert cases 1.023 -> 1.040x
+    torch._grouped_mm, geomean of 9: results/2026-11-22-power/moe_e8_group_m.json).
     With a few rows per group (decode-time MoE) the call streams the experts' weights: swap-AB puts 64 weight
     columns on wgmma's wide side and 32 rows of a group on its narrow side (GROUPED_SWAP). With 64+ groups and an
     N that leaves 5% or more of the 256-wide tiles' columns empty (but not of 128-wide ones), GROUPED_NARROW_N."""
     mean = rows / max(groups, 1)
-    large = GROUPED_LARGE if groups >= 64 else LARGE
+    if groups >= 64:
+        large = GROUPED_LARGE
+    elif rows >= TALL_BAND_MIN_ROW_TILES * LARGE.block_m:
+        large = LARGE_TALL_BANDS
+    else:
+        large = LARGE
     if groups >= 64 and n and _column_padding(n, 256) - _column_padding(n, 128) >= 0.05:
         large = GROUPED_NARROW_N
     if mean <= GROUPED_SWAP_MEAN_ROWS:
