@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session probe: clocks/power under load, ncu sections for the dense tile vs cuBLAS, and group_m 8 vs 16 on M >= 4096.
+# Clocks/power under load, ncu sections for the dense tile vs cuBLAS, and group_m 8 vs 16 on M >= 4096.
 source "$(dirname "$0")/gpu_env.sh" "$@"
 nvidia-smi -q -d POWER,CLOCK > "$out/smi_power_clock.txt" 2>&1
 timeout 200 $py scripts/clock_probe.py "$out/clock_probe.json" 8192x8192x8192,4096x14336x4096,16384x8192x8192 \
