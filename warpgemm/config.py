@@ -43,9 +43,6 @@ class GemmConfig:
     swap_ab: False = C = A @ B; True = the kernel computes C^T = B^T @ A^T, so a tiny M lands on wgmma's narrow
         N side (block_n rows of A per tile) and the wide N on its 64-row side (block_m columns of C per tile);
         the transposed tile is written with ordinary stores.
-    k_rotate: each tile starts its K loop at step (tile id mod its K steps) and wraps around, so the tiles running
-        at once read different K slices of an operand they share (the activations of a weight-streaming GEMM)
-        instead of all asking the same L2 lines for it at the same time.
     """
 
     block_m: int = 128
@@ -60,7 +57,6 @@ class GemmConfig:
     store_chunks: int = 1
     stream_k: bool = False
     swap_ab: bool = False
-    k_rotate: bool = False
 
     @property
     def name(self) -> str:
@@ -68,8 +64,7 @@ class GemmConfig:
                 f"_w{self.consumer_warps}_g{self.group_m}" + ("_pp" if self.consumers == 2 else "")
                 + (f"_sk{self.split_k}" if self.split_k > 1 else "")
                 + (f"_c{self.store_chunks}" if self.store_chunks > 1 else "")
-                + ("_streamk" if self.stream_k else "") + ("_swap" if self.swap_ab else "")
-                + ("_kr" if self.k_rotate else ""))
+                + ("_streamk" if self.stream_k else "") + ("_swap" if self.swap_ab else ""))
 
     def epilogue_buffers(self) -> int:
         if self.swap_ab:

@@ -43,13 +43,11 @@ class GemmOperands:
     SPLIT_K: gl.constexpr
     CONSUMERS: gl.constexpr
     SWAP_AB: gl.constexpr
-    K_ROTATE: gl.constexpr
 
     @gluon.constexpr_function
     def __init__(self, a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,
                  a_bufs, b_bufs, ring, turns,
-                 A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB,
-                 K_ROTATE=False):
+                 A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB):
         self.a_desc = a_desc
         self.b_desc = b_desc
         self.c_desc = c_desc
@@ -71,7 +69,6 @@ class GemmOperands:
         self.SPLIT_K = gl.constexpr(SPLIT_K)
         self.CONSUMERS = gl.constexpr(CONSUMERS)
         self.SWAP_AB = gl.constexpr(SWAP_AB)
-        self.K_ROTATE = gl.constexpr(K_ROTATE)
 
     # Static tile shape, read off the operand descriptors' boxes (with SWAP_AB the output descriptor is C's, not
     # the product's: A is the caller's B transposed and the tile is stored transposed).
@@ -157,15 +154,8 @@ def tma_producer(p: GemmOperands, SchedulerImpl: gl.constexpr):
         # An operand shared by every batch (a broadcast 2-D operand) is read at batch 0.
         a_batch = work.batch if p.A_BATCHED else 0
         b_batch = work.batch if p.B_BATCHED else 0
-        # The consumer accumulates slots in ring order whatever K slice they hold, so only the loads rotate.
-        rot = work.tile % gl.maximum(work.k_count, 1)
         for kk in range(work.k_count):
-            if p.K_ROTATE:
-                step = kk + rot
-                step = gl.where(step >= work.k_count, step - work.k_count, step)
-            else:
-                step = kk
-            k = (work.k_first + step) * BK
+            k = (work.k_first + kk) * BK
             p.ring.wait_empty(pos)
             bar = p.ring.ready_barrier(pos)
             mbarrier.expect(bar, nbytes)
