@@ -100,7 +100,8 @@ GROUPED_SWAP_MEAN_ROWS = 16
 GROUPED_STREAM = GemmConfig(block_m=128, block_n=256, block_k=128, stages=2, consumer_warps=8, group_m=4,
                             store_chunks=4)
 
-SHIPPED_CONFIGS: tuple[GemmConfig, ...] = ((LARGE, LARGE_TALL_BANDS, LARGE_ONE_WAVE, MEDIUM, MEDIUM_FP32_OUT, SMALL, NARROW)
+SHIPPED_CONFIGS: tuple[GemmConfig, ...] = ((LARGE, LARGE_TALL_BANDS, LARGE_ONE_WAVE, MEDIUM, MEDIUM_FP32_OUT, SMALL,
+                                            NARROW)
                                            + tuple(DECODE.values()) + (DECODE_WIDE, GROUPED_LARGE, GROUPED_NARROW_N,
                                                                         GROUPED_STREAM))
 
