@@ -158,6 +158,52 @@ print(json.dumps(out))
 """
 
 
+_GEMV_COMPILE = """
+import json, re, tempfile, torch
+from warpgemm.kernels.hopper.aot import compile_gemv, inspect_compiled
+out = []
+for kw in (dict(), dict(K=4000, has_bias=True), dict(dtype=torch.float16, out_dtype=torch.float32)):
+    k = compile_gemv(**kw)
+    ptx = k.asm["ptx"]
+    r = inspect_compiled(k, "gemv", tempfile.mkdtemp())
+    out.append(dict(r._asdict(), v4_loads=len(re.findall(r"ld\\.global(\\.\\w+)*\\.v4", ptx)),
+                    wait_first=ptx.index("griddepcontrol.wait") < ptx.index("ld.global"), pdl=k.metadata.launch_pdl))
+print(json.dumps(out))
+"""
+
+
+def _run_clean(code: str) -> str:
+    """Run `code` in a Python process without TRITON_INTERPRET (plain Triton kernels compile only there)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout.strip().splitlines()[-1]
+
+
+def test_gemv_kernel_streams_16_byte_loads():
+    """The batch-1 GEMV reads the weight with 16-byte loads (one per lane per row piece), does not spill, and,
+    launched with programmatic dependent launch, waits on the prior grid before its first load."""
+    import json
+
+    for r in json.loads(_run_clean(_GEMV_COMPILE)):
+        assert r["v4_loads"] >= gemv_v4_loads_expected(), r
+        assert r["stack_bytes"] == 0 and r["local_bytes"] == 0, r
+        assert r["pdl"] and r["wait_first"], r
+
+
+def gemv_v4_loads_expected() -> int:
+    from warpgemm.kernels import gemv
+
+    # Each step loads BLOCK_N x BLOCK_K 16-bit weights: 8 per 16-byte load, spread over the lanes.
+    return gemv.BLOCK_N * gemv.BLOCK_K // 8 // (32 * gemv.NUM_WARPS)
+
+
 def test_group_gemm_kernel_compiles_clean():
     """group_gemm's TMA kernel (plain Triton, so compiled in a process without the interpreter): wgmma fed by TMA,
     descriptors built on the device (tensormap in global scratch), no spills, and its programs per SM fit in
@@ -169,13 +215,7 @@ def test_group_gemm_kernel_compiles_clean():
 
     from warpgemm.kernels.hopper.group_gemm_tma import TILE_CONFIGS
 
-    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
-    done = subprocess.run([sys.executable, "-c", _GROUP_COMPILE], env=env, capture_output=True, text=True,
-                          timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
-    reports = json.loads(done.stdout.strip().splitlines()[-1])
+    reports = json.loads(_run_clean(_GROUP_COMPILE))
     assert len(reports) == 6
     for r in reports:
         assert r["has_wgmma"] and r["has_tma_load"] and r["tensormap"] and r["scratch"] > 0, r

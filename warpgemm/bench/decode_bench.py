@@ -14,7 +14,7 @@ import torch
 import torch.nn.functional as F
 
 from .. import _env
-from ..heuristics import choose_config
+from ..heuristics import choose_config, gemv_reason
 from ..testing import rel_error
 from .gemm_bench import environment
 from .suites import LLM_NK
@@ -64,8 +64,10 @@ def run_decode_suite(rounds: int = 5, rep_ms: int = 100, warmup_s: float = 3.0, 
         nbytes = (n * k + m * k + m * n) * 2
         want = F.linear(x.float(), weights[0].float())
         chosen, why = choose_config(1, m, n, k, dtype, dtype, sms)
+        gemv_why = gemv_reason(1, m, True, dtype)  # x @ W.T with W (N, K) row-major: contiguous along K
+        why = gemv_why or why
         for cfg in dict.fromkeys(fit_to_rows(c, m) for c in configs) if configs else [None]:
-            name = (cfg or chosen).name
+            name = "gemv" if cfg is None and gemv_why else (cfg or chosen).name
 
             def ours():
                 for w in weights:

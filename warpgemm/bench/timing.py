@@ -89,3 +89,17 @@ def alternate(fn_a: Callable[[], object], fn_b: Callable[[], object], rounds: in
 def geomean(values) -> float:
     values = [v for v in values if v > 0]
     return statistics.geometric_mean(values) if values else float("nan")
+
+
+def graph_rounds_us(fns: dict[str, Callable[[], object]], rounds: int = 2, rep_ms: int = 60,
+                    per_call: int = 1) -> dict[str, list[float]]:
+    """CUDA-graph replay time of each fn in us (divided by per_call), per round; rounds walk the dict forwards and
+    backwards in turn, so drift during a round does not favour the entries timed first."""
+    for fn in fns.values():
+        fn()  # compile and warm every entry before any is timed
+    torch.cuda.synchronize()
+    times = {name: [] for name in fns}
+    for r in range(rounds):
+        for name in (list(fns) if r % 2 == 0 else list(reversed(fns))):
+            times[name].append(bench_graph_ms(fns[name], rep_ms) * 1e3 / per_call)
+    return times

@@ -97,6 +97,16 @@ class HopperPlan(NamedTuple):
     launch: object  # kernels.hopper.gemm.GemmLaunch (or ColumnSplitLaunch), built on first use
 
 
+class GemvPlan(NamedTuple):
+    """A batch-1, one-row product run by the CUDA-core GEMV (heuristics.gemv_reason): operands read in place."""
+
+    config_reason: str
+    launch: object  # kernels.gemv.GemvLaunch
+    a_copy: int = 0
+    b_copy: int = 0
+    c_staged: bool = False
+
+
 # Plans are pure functions of the call signature (shapes, strides, dtypes, alignment, bias, forced config), so a
 # repeated call skips all planning. Bounded: a workload with endless distinct shapes just re-plans.
 _PLANS: dict[tuple, HopperPlan] = {}
@@ -113,6 +123,12 @@ def plan_hopper(a3, b3, c3, bias, config) -> HopperPlan:
     """Config and TMA geometry for a Hopper launch; copies are decided here, made per call by the caller."""
     from ..kernels.hopper.gemm import ColumnSplitLaunch, GemmLaunch
 
+    if config is None:
+        gemv_why = heuristics.gemv_reason(c3.shape[0], c3.shape[1], b3.stride(1) == 1, a3.dtype)
+        if gemv_why is not None:
+            from ..kernels.gemv import GemvLaunch
+
+            return GemvPlan(gemv_why, GemvLaunch(a3, b3, c3, bias is not None))
     cfg, why = resolve_config(config, a3, c3)
     a_geom, a_copy = tma.describe_any(a3, 2), 0
     if a_geom is None:
@@ -160,14 +176,17 @@ def _hopper_bmm(a3, b3, bias, c3, config, choice) -> None:
     return plan
 
 
-def describe_plan(c3, a3, choice: PathChoice, plan: HopperPlan) -> str:
+def describe_plan(c3, a3, choice: PathChoice, plan) -> str:
+    head = f"gemm batches={c3.shape[0]} M={c3.shape[1]} N={c3.shape[2]} K={a3.shape[2]} {a3.dtype}->{c3.dtype}"
+    if isinstance(plan, GemvPlan):
+        return f"{head}; path=gemv ({plan.config_reason}); operands read and C written in place"
     def orient(copied, geom, name, kmajor_dim):
         if copied:
             return f"{name} copied into a padded buffer (strides not TMA-legal)"
         return f"{name} {'K-major' if geom.contiguous_dim == kmajor_dim else 'MN-major'}, read in place"
 
     parts = [
-        f"gemm batches={c3.shape[0]} M={c3.shape[1]} N={c3.shape[2]} K={a3.shape[2]} {a3.dtype}->{c3.dtype}",
+        head,
         f"path=hopper ({choice.reason})",
         f"config={plan.config.name} ({plan.config_reason})",
         orient(plan.a_copy, plan.a, "A", 2),

@@ -127,3 +127,26 @@ def compile_group_gemm(tile: str, *, dtype=torch.bfloat16, b_kmajor=False, c_ali
         raise RuntimeError("compile_group_gemm needs a process without TRITON_INTERPRET=1")
     src = ASTSource(group_gemm_tma_kernel, signature, constexprs=constexprs)
     return triton.compile(src, target=SM90, options={"num_warps": warps})
+
+
+def compile_gemv(*, dtype=torch.bfloat16, out_dtype=torch.bfloat16, K: int = 4096, has_bias=False):
+    """The plain-Triton GEMV (kernels/gemv.py) as the launches specialize it for the nn.Linear layout: x and W rows
+    contiguous along K, 16-byte aligned pointers, K and the weight's row stride multiples of 16."""
+    from triton.compiler import ASTSource
+    from triton.runtime.jit import JITFunction
+
+    from .. import gemv
+
+    if not isinstance(gemv.gemv_kernel, JITFunction):
+        raise RuntimeError("compile_gemv needs a process without TRITON_INTERPRET=1")
+    constexprs = dict(sxk=1, M_ROWS=1, BLOCK_N=gemv.BLOCK_N, BLOCK_K=gemv.BLOCK_K, HAS_BIAS=has_bias,
+                      EVEN_K=K % gemv.BLOCK_K == 0, PDL=True)
+    signature = {"x_ptr": _PTR_TYPES[dtype], "w_ptr": _PTR_TYPES[dtype], "y_ptr": _PTR_TYPES[out_dtype],
+                 "bias_ptr": _PTR_TYPES[dtype if has_bias else out_dtype], "M": "i32", "N": "i32", "K": "i32",
+                 "sxm": "i32", "sxk": "constexpr", "swn": "i32", "sym": "i32", "syn": "constexpr",
+                 **{k: "constexpr" for k in constexprs if k != "sxk"}}
+    constexprs["syn"] = 1
+    aligned = {(i, ): [["tt.divisibility", 16]] for i, name in enumerate(signature)
+               if name in ("x_ptr", "w_ptr", "y_ptr", "bias_ptr", "K", "swn")}
+    src = ASTSource(gemv.gemv_kernel, signature, constexprs=constexprs, attrs=aligned)
+    return triton.compile(src, target=SM90, options={"num_warps": gemv.NUM_WARPS, "launch_pdl": True})

@@ -1,0 +1,64 @@
+"""The CUDA-core GEMV (batch-1 decode) under the Triton interpreter, and the rule that routes products to it."""
+import pytest
+import torch
+
+from warpgemm import _env
+from warpgemm.heuristics import gemv_reason
+from warpgemm.kernels import gemv
+from warpgemm.ops import gemm_impl
+from warpgemm.testing import rel_error
+
+
+def run_gemv(x, w, bias=None, out_dtype=None, block_n=gemv.BLOCK_N, block_k=gemv.BLOCK_K):
+    M, K = x.shape
+    N = w.shape[0]
+    y = torch.full((M, N), float("nan"), dtype=out_dtype or x.dtype)
+    gemv.gemv_kernel[(-(-N // block_n), )](x, w, y, y if bias is None else bias, M, N, K, x.stride(0), x.stride(1),
+                                            w.stride(0), y.stride(0), y.stride(1), M_ROWS=1 << (M - 1).bit_length(),
+                                            BLOCK_N=block_n, BLOCK_K=block_k, HAS_BIAS=bias is not None,
+                                            EVEN_K=K % block_k == 0)
+    return y
+
+
+@pytest.mark.skipif(not _env.INTERPRET, reason="interpreter suite: runs where TRITON_INTERPRET=1")
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_gemv_matches_float64(dtype):
+    g = torch.Generator().manual_seed(7)
+    # Rows off the block, K off the block and shorter than it, one element; a strided x; 2-4 rows (masked rows).
+    for m, n, k in [(1, 37, 100), (1, 1, 1), (1, 9, 256), (1, 130, 600), (3, 64, 128), (4, 5, 300)]:
+        x = torch.randn(k, m, generator=g).to(dtype).t() if n == 130 else torch.randn(m, k, generator=g).to(dtype)
+        w = torch.randn(n, k, generator=g).to(dtype)
+        bias = torch.randn(n, generator=g).to(dtype)
+        want = x.double() @ w.double().T
+        for block_k in (64, 256):
+            got = run_gemv(x, w, block_k=block_k)
+            assert got.dtype == dtype and rel_error(got, want) < 1e-2, (m, n, k, block_k)
+        got = run_gemv(x, w, bias=bias, out_dtype=torch.float32, block_k=64)
+        assert rel_error(got, want + bias.double()) < 1e-5, (m, n, k)
+
+
+def meta(*shape, dtype=torch.bfloat16):
+    return torch.empty(shape, dtype=dtype, device="meta")
+
+
+def test_batch_one_single_row_goes_to_the_gemv():
+    w = meta(14336, 4096)
+    p = gemm_impl.plan_hopper(meta(1, 1, 4096), w.t().unsqueeze(0), meta(1, 1, 14336), None, None)
+    assert isinstance(p, gemm_impl.GemvPlan) and "GEMV" in p.config_reason
+    assert p.launch.grid == 14336 // gemv.BLOCK_N
+
+
+def test_other_products_stay_on_the_wgmma_kernel():
+    from warpgemm.config import GemmConfig
+
+    w = meta(4096, 4096)
+    assert gemv_reason(1, 1, True, torch.bfloat16) and gemv_reason(1, 1, True, torch.float16)
+    for batches, m, kcontig, dtype in ((1, 2, True, torch.bfloat16), (2, 1, True, torch.bfloat16),
+                                       (1, 1, False, torch.bfloat16), (1, 1, True, torch.float32)):
+        assert gemv_reason(batches, m, kcontig, dtype) is None
+    # Two rows; B row-major (K, N) (not contiguous along K); a forced config.
+    cases = [(meta(1, 2, 4096), w.t().unsqueeze(0), None), (meta(1, 1, 4096), meta(1, 4096, 4096), None),
+             (meta(1, 1, 4096), w.t().unsqueeze(0), GemmConfig(64, 16, 256, 5, 4, swap_ab=True))]
+    for a3, b3, cfg in cases:
+        p = gemm_impl.plan_hopper(a3, b3, meta(1, a3.shape[1], 4096), None, cfg)
+        assert isinstance(p, gemm_impl.HopperPlan), (a3.shape, b3.stride(), cfg)

@@ -1,0 +1,91 @@
+"""y = x @ W.T for a few rows of x (decode at batch 1-4): a CUDA-core GEMV in plain Triton.
+
+With one to four rows the product is a weight stream: two to eight FLOPs per weight element, far below what the
+tensor cores are for. What decides the time is how evenly the weight is spread over the SMs while it streams.
+Here every program takes BLOCK_N weight rows over the whole K (thousands of programs, handed out by the hardware
+as SMs free up), where the persistent wgmma kernel gives each SM a fixed share of 64-row tiles and so finishes
+with its slowest SM (measured: notes/perf.md, "read ceiling"). Each program reads its rows BLOCK_K at a time with
+16-byte loads and keeps fp32 partial products per lane; one reduction at the end, in a fixed order, so results
+are bitwise repeatable.
+"""
+from __future__ import annotations
+
+import torch
+import triton
+import triton.language as tl
+from triton.language.extra.cuda import gdc_launch_dependents, gdc_wait
+
+from .. import _env
+
+# Measured at batch 1 on the six decode weights (results/2026-11-22-gemv/gemv_probe.json): 4 rows x 1024 columns
+# per step with 4 warps was within 1% of the best variant everywhere; 2 rows lose 2-3% where K = 14336-28672 and
+# 8-16 rows lose up to 9% on narrow weights.
+BLOCK_N = 4
+BLOCK_K = 1024
+NUM_WARPS = 4
+# Rows of x the GEMV takes. At 2-4 rows it streams below the wgmma kernel (x is re-read for every BLOCK_N weight
+# rows and the per-element FMA work doubles; gemv_probe.json: 2.0-2.9 against 2.4-3.0 TB/s).
+MAX_ROWS = 1
+
+
+@triton.jit
+def gemv_kernel(x_ptr, w_ptr, y_ptr, bias_ptr, M, N, K,  #
+                sxm, sxk, swn, sym, syn,  #
+                M_ROWS: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, HAS_BIAS: tl.constexpr,
+                EVEN_K: tl.constexpr, PDL: tl.constexpr = False):
+    if PDL:
+        # Programmatic dependent launch: let the next kernel's programs queue up now; wait for the previous
+        # kernel (which may have written x or W) before reading anything.
+        gdc_launch_dependents()
+        gdc_wait()
+    # W is (N, K) with unit stride along K (the nn.Linear layout); x is (M, K) with any strides, M <= M_ROWS (a
+    # power of two: rows past M read as zeros and are not stored).
+    rows = tl.program_id(0) * BLOCK_N + tl.arange(0, BLOCK_N)
+    live = rows < N
+    rows = tl.where(live, rows, 0)  # clamped rows read row 0: in bounds, never stored
+    ms = tl.arange(0, M_ROWS)
+    m_live = ms[:, None] < M
+    w_rows = w_ptr + rows[:, None].to(tl.int64) * swn
+    x_rows = x_ptr + ms[:, None].to(tl.int64) * sxm
+    acc = tl.zeros([M_ROWS, BLOCK_N, BLOCK_K], dtype=tl.float32)
+    for k0 in range(0, K, BLOCK_K):
+        ks = k0 + tl.arange(0, BLOCK_K)
+        if EVEN_K:
+            w = tl.load(w_rows + ks[None, :])
+            x = tl.load(x_rows + ks[None, :].to(tl.int64) * sxk, mask=m_live, other=0.0)
+        else:
+            w = tl.load(w_rows + ks[None, :], mask=ks[None, :] < K, other=0.0)
+            x = tl.load(x_rows + ks[None, :].to(tl.int64) * sxk, mask=m_live & (ks[None, :] < K), other=0.0)
+        acc += w.to(tl.float32)[None, :, :] * x.to(tl.float32)[:, None, :]
+    y = tl.sum(acc, 2)  # [M_ROWS, BLOCK_N]
+    if HAS_BIAS:
+        y += tl.load(bias_ptr + rows, mask=live, other=0.0).to(tl.float32)[None, :]
+    out = y_ptr + ms[:, None].to(tl.int64) * sym + rows[None, :].to(tl.int64) * syn
+    tl.store(out, y.to(y_ptr.dtype.element_ty), mask=m_live & live[None, :])
+
+
+class GemvLaunch:
+    """c3[0] = a3[0] @ b3[0] (+ bias) for a (1, M, K) x (1, K, N) product whose b3 has unit stride along K.
+
+    Built from the plan's tensors and owned by a plan (or an eager-call recipe) whose key holds everything the
+    launch depends on: shapes, strides, dtypes, the 16-byte alignment of every pointer, the bias. So one compiled
+    kernel serves every launch, through the cached raw launcher, and `launch` reads only base addresses: it may be
+    handed the caller's own tensors (x, weight) rather than the 3-D views the plan was made from.
+    """
+
+    __slots__ = ("grid", "kernel", "ints")
+
+    def __init__(self, a3: torch.Tensor, b3: torch.Tensor, c3: torch.Tensor, has_bias: bool):
+        from .hopper.launch import CachedKernel
+
+        M, K, N = a3.shape[1], a3.shape[2], b3.shape[2]
+        self.grid = triton.cdiv(N, BLOCK_N)
+        self.ints = (M, N, K, a3.stride(1), a3.stride(2), b3.stride(2), c3.stride(1), c3.stride(2))
+        constexprs = dict(M_ROWS=1 << (M - 1).bit_length(), BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K, HAS_BIAS=has_bias,
+                          EVEN_K=K % BLOCK_K == 0, PDL=_env.PDL)
+        self.kernel = CachedKernel(gemv_kernel, constexprs, num_warps=NUM_WARPS, maxnreg=None, pdl=_env.PDL,
+                                   num_warps_param=False)
+
+    def launch(self, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, bias: torch.Tensor | None) -> None:
+        args = (a, b, c, c if bias is None else bias) + self.ints
+        self.kernel.launch(self.grid, c.device.index, lambda: args, args)
