@@ -1,12 +1,13 @@
-"""y = x @ W.T for a few rows of x (decode at batch 1-4): a CUDA-core GEMV in plain Triton.
+"""y = x @ W.T for one row of x (batch-1 decode): a CUDA-core GEMV in plain Triton.
 
-With one to four rows the product is a weight stream: two to eight FLOPs per weight element, far below what the
-tensor cores are for. What decides the time is how evenly the weight is spread over the SMs while it streams.
+With one row the product is a weight stream: two FLOPs per weight element, far below what the tensor cores are
+for. What decides the time is how evenly the weight is spread over the SMs while it streams.
 Here every program takes BLOCK_N weight rows over the whole K (thousands of programs, handed out by the hardware
 as SMs free up), where the persistent wgmma kernel gives each SM a fixed share of 64-row tiles and so finishes
 with its slowest SM (measured: notes/perf.md, "read ceiling"). Each program reads its rows BLOCK_K at a time with
 16-byte loads and keeps fp32 partial products per lane; one reduction at the end, in a fixed order, so results
-are bitwise repeatable.
+are bitwise repeatable. The kernel takes up to M_ROWS rows (a power of two), but the plan sends it one
+(MAX_ROWS below).
 """
 from __future__ import annotations
 
@@ -18,8 +19,8 @@ from triton.language.extra.cuda import gdc_launch_dependents, gdc_wait
 from .. import _env
 
 # Measured at batch 1 on the six decode weights (results/2026-11-22-gemv/gemv_probe.json): 4 rows x 1024 columns
-# per step with 4 warps was within 1% of the best variant everywhere; 2 rows lose 2-3% where K = 14336-28672 and
-# 8-16 rows lose up to 9% on narrow weights.
+# per step with 4 warps was within 1% of the best of 7 variants on every weight; 2 rows per program gain < 1% on
+# three weights and lose 2-6% on the other three; 8-16 rows or 256-512-column steps lose 2-20%.
 BLOCK_N = 4
 BLOCK_K = 1024
 NUM_WARPS = 4
