@@ -87,3 +87,26 @@ def test_tail_split_rule_on_the_suites():
             assert n1 % LARGE.block_n == 0 and 0 < n1 < c.N
     assert split == {"1024x14336x4096": 12544, "512x28672x8192": 25344}
     assert tail_split_columns(1, 1024, 14336, LARGE.replace(stages=4), 132) == 0  # only the shipped LARGE tile
+
+
+def test_programmatic_dependent_launch_only_where_measured_to_help(monkeypatch):
+    """Swap-AB (decode) launches and a column split's tail use PDL; plain whole-tile launches do not (they ran 2-16%
+    slower back to back with it: notes/perf.md). WARPGEMM_PDL=0 / =all turn it off / on for every launch."""
+    from warpgemm import _env
+    from warpgemm.heuristics import GROUPED_LARGE
+    from warpgemm.kernels.hopper.gemm import launch_uses_pdl
+
+    def pdl_of(p):
+        launches = (p.launch.main, p.launch.tail) if hasattr(p.launch, "tail") else (p.launch, )
+        return tuple(launch.kernel.pdl for launch in launches)
+
+    w = meta(14336, 4096).t().unsqueeze(0)
+    decode, mid, split = (plan(meta(1, m, 4096), w, meta(1, m, 14336)) for m in (16, 256, 1024))
+    assert decode.config.swap_ab and pdl_of(decode) == (True, )
+    assert pdl_of(mid) == (False, )
+    assert pdl_of(split) == (False, True)
+    assert launch_uses_pdl(GROUPED_LARGE, groups=8) and not launch_uses_pdl(GROUPED_LARGE, groups=0)
+    monkeypatch.setattr(_env, "PDL_EVERYWHERE", True)
+    assert launch_uses_pdl(GROUPED_LARGE, groups=0)
+    monkeypatch.setattr(_env, "PDL", False)
+    assert not launch_uses_pdl(GROUPED_LARGE, groups=8) and not launch_uses_pdl(decode.config, groups=0)

@@ -24,8 +24,12 @@ if BACKEND not in ("auto", "portable", "hopper"):
     raise ValueError(f"WARPGEMM_BACKEND must be one of auto, portable, hopper; got {BACKEND!r}")
 
 # WARPGEMM_PDL=0 launches the GEMM kernels without programmatic dependent launch (they then never overlap the
-# kernel before them on the stream; see kernels/hopper/partitions.py, wait_for_prior_grid).
-PDL = os.environ.get("WARPGEMM_PDL", "1").lower() in _TRUE
+# kernel before them on the stream; see kernels/hopper/partitions.py, wait_for_prior_grid). Which launches use it
+# is decided per launch (kernels/hopper/gemm.py, launch_uses_pdl); WARPGEMM_PDL=all gives it to every launch
+# (the measurement of that rule: notes/perf.md).
+_PDL_SETTING = os.environ.get("WARPGEMM_PDL", "1").lower()
+PDL = _PDL_SETTING in _TRUE or _PDL_SETTING == "all"
+PDL_EVERYWHERE = _PDL_SETTING == "all"
 
 _log = logging.getLogger("warpgemm")
 LOG_ENABLED = os.environ.get("WARPGEMM_LOG", "0").lower() in _TRUE

@@ -68,16 +68,29 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
                 SchedulerImpl=scheduler, EpilogueImpl=epilogue)
 
 
+def launch_uses_pdl(cfg: GemmConfig, groups: int) -> bool:
+    """Programmatic dependent launch for swap-AB and grouped launches (and a column split's tail: ColumnSplitLaunch),
+    not for plain whole-tile launches.
+
+    Measured back to back in CUDA graphs (results/2026-11-22-pdl/, notes/perf.md): with it, swap-AB decode gains
+    up to 7% (4096^2 at M = 16: 2.33 -> 2.50 TB/s), but the plain kernel at M = 64-256 loses 2-16% over the whole
+    call (128x8192x28672: 2.81 -> 2.43 TB/s, 256x8192x28672: 2.41 -> 2.12), also when it releases the next kernel
+    only after its last load. Without a predecessor that releases it early (do_bench's L2 flush) nothing changes."""
+    return _env.PDL and (_env.PDL_EVERYWHERE or cfg.swap_ab or groups > 0)
+
+
 class GemmLaunch:
     """One Hopper GEMM call signature: c = a @ b (+ bias) with fixed geometry, launched many times."""
 
     __slots__ = ("cfg", "a", "b", "c", "blocks", "grid", "kernel", "tiles", "partial_elems", "swap", "bound")
 
     def __init__(self, cfg: GemmConfig, a: TmaGeometry, b: TmaGeometry, c: TmaGeometry, a_batched: bool,
-                 b_batched: bool, has_bias: bool, num_sms: int, groups: int = 0, when: int = RUN_ALWAYS):
+                 b_batched: bool, has_bias: bool, num_sms: int, groups: int = 0, when: int = RUN_ALWAYS,
+                 pdl: bool | None = None):
         """a, b, c: the caller's operands (c = a @ b). groups > 0: the grouped (MoE) form over that many groups;
         tiles are counted on the device, so the grid is sized for the most there can be. when: the grouped form's
-        run condition on the device table (scheduler.RUN_*)."""
+        run condition on the device table (scheduler.RUN_*). pdl: programmatic dependent launch (default:
+        launch_uses_pdl)."""
         self.swap = cfg.swap_ab
         self.bound = None  # the prepared eager launch (launch.BoundLaunch), after the first launch
         if self.swap:
@@ -113,7 +126,8 @@ class GemmLaunch:
         self.kernel = CachedKernel(gemm_kernel,
                                    kernel_constexprs(cfg, a_kmajor, b_kmajor, a_batched, b_batched, has_bias,
                                                      grouped=groups > 0, when=when),
-                                   num_warps, maxnreg, pdl=_env.PDL)
+                                   num_warps, maxnreg,
+                                   pdl=launch_uses_pdl(cfg, groups) if pdl is None else pdl and _env.PDL)
 
     @property
     def constexprs(self) -> dict:
@@ -167,7 +181,8 @@ class ColumnSplitLaunch:
         c_tail, self.c_off = d2_slice(c, n1, N)
         self.n1 = n1
         self.main = GemmLaunch(main_cfg, a, b_main, c_main, a_batched, b_batched, has_bias, num_sms)
-        self.tail = GemmLaunch(tail_cfg, a, b_tail, c_tail, a_batched, b_batched, has_bias, num_sms)
+        # The tail may start under the main launch's last tiles (measured with it: notes/perf.md, "wave quantization").
+        self.tail = GemmLaunch(tail_cfg, a, b_tail, c_tail, a_batched, b_batched, has_bias, num_sms, pdl=True)
 
     def launch(self, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, bias: torch.Tensor | None) -> None:
         self.main.launch(a, b, c, bias)
