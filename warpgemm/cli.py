@@ -77,13 +77,14 @@ def _print_gemm_table(res: dict) -> None:
     console.print(table)
 
 
-def _bench_gemm(suite: str, dtype: str, layout: str, rounds: int, calibrate: bool, json_path: Optional[Path]):
+def _bench_gemm(suite: str, dtype: str, layout: str, rounds: int, calibrate: bool, json_path: Optional[Path],
+                back_to_back: bool = False):
     if not _has_hopper():
         _no_gpu_notice(f"bench {suite}")
         return
     from .bench.gemm_bench import run_gemm_suite
 
-    res = run_gemm_suite(suite, dtype, layout, rounds, calibrate,
+    res = run_gemm_suite(suite, dtype, layout, rounds, calibrate, back_to_back=back_to_back,
                          progress=lambda s: console.print(s, highlight=False))
     _print_gemm_table(res)
     _write_json(json_path, res)
@@ -94,21 +95,26 @@ _LAYOUT_OPT = typer.Option("nt", help="nt: B = W.T of an (N,K) weight; nn: B row
 _ROUNDS_OPT = typer.Option(5, help="alternating timing rounds per shape")
 _CALIBRATE_OPT = typer.Option(False, help="time cuBLAS against itself: the noise floor of any claim")
 _JSON_OPT = typer.Option(None, "--json", help="write full results here")
+_B2B_OPT = typer.Option(False, "--back-to-back", help="time calls back to back in a CUDA graph, each on a cold copy "
+                                                      "of B (as a model's layers run), instead of one call after an "
+                                                      "L2 flush")
 
 
 @bench_app.command("dense")
 def bench_dense(dtype: str = _DTYPE_OPT, layout: str = _LAYOUT_OPT, rounds: int = _ROUNDS_OPT,
                 quick: bool = typer.Option(False, help="a 4-shape subset instead of the full suite"),
-                calibrate: bool = _CALIBRATE_OPT, json_path: Optional[Path] = _JSON_OPT):
+                calibrate: bool = _CALIBRATE_OPT, json_path: Optional[Path] = _JSON_OPT,
+                back_to_back: bool = _B2B_OPT):
     """Suite `dense`: squares 2048-8192 and M in {1024, 4096, 16384} x six LLM (N, K) weights."""
-    _bench_gemm("quick" if quick else "dense", dtype, layout, rounds, calibrate, json_path)
+    _bench_gemm("quick" if quick else "dense", dtype, layout, rounds, calibrate, json_path, back_to_back)
 
 
 @bench_app.command("mid")
 def bench_mid(dtype: str = _DTYPE_OPT, layout: str = _LAYOUT_OPT, rounds: int = _ROUNDS_OPT,
-              calibrate: bool = _CALIBRATE_OPT, json_path: Optional[Path] = _JSON_OPT):
+              calibrate: bool = _CALIBRATE_OPT, json_path: Optional[Path] = _JSON_OPT,
+              back_to_back: bool = _B2B_OPT):
     """Suite `mid`: M in {128, 256, 512} x the six LLM (N, K) weights of `dense`."""
-    _bench_gemm("mid", dtype, layout, rounds, calibrate, json_path)
+    _bench_gemm("mid", dtype, layout, rounds, calibrate, json_path, back_to_back)
 
 
 @bench_app.command("sweep")
