@@ -90,10 +90,11 @@ def test_tail_split_rule_on_the_suites():
 
 
 def test_programmatic_dependent_launch_only_where_measured_to_help(monkeypatch):
-    """Swap-AB (decode) launches and a column split's tail use PDL; plain whole-tile launches do not (they ran 2-16%
-    slower back to back with it: notes/perf.md). WARPGEMM_PDL=0 / =all turn it off / on for every launch."""
+    """Swap-AB (decode) launches and a column split's tail use PDL; plain whole-tile launches, dense or grouped, do
+    not (they ran 2-16% slower back to back with it: notes/perf.md). WARPGEMM_PDL=0 / =all turn it off / on for
+    every launch."""
     from warpgemm import _env
-    from warpgemm.heuristics import GROUPED_LARGE
+    from warpgemm.heuristics import GROUPED_LARGE, GROUPED_SWAP
     from warpgemm.kernels.hopper.gemm import launch_uses_pdl
 
     def pdl_of(p):
@@ -105,8 +106,8 @@ def test_programmatic_dependent_launch_only_where_measured_to_help(monkeypatch):
     assert decode.config.swap_ab and pdl_of(decode) == (True, )
     assert pdl_of(mid) == (False, )
     assert pdl_of(split) == (False, True)
-    assert launch_uses_pdl(GROUPED_LARGE, groups=8) and not launch_uses_pdl(GROUPED_LARGE, groups=0)
+    assert launch_uses_pdl(GROUPED_SWAP) and not launch_uses_pdl(GROUPED_LARGE)
     monkeypatch.setattr(_env, "PDL_EVERYWHERE", True)
-    assert launch_uses_pdl(GROUPED_LARGE, groups=0)
+    assert launch_uses_pdl(GROUPED_LARGE)
     monkeypatch.setattr(_env, "PDL", False)
-    assert not launch_uses_pdl(GROUPED_LARGE, groups=8) and not launch_uses_pdl(decode.config, groups=0)
+    assert not launch_uses_pdl(GROUPED_SWAP) and not launch_uses_pdl(decode.config)

@@ -15,9 +15,10 @@ the previous end (a decreasing offset makes an empty group), clamped to [0, rows
 The table needs TABLE_HEADER + 3 * (cdiv(rows, BLOCK_M) + groups) int32 slots at most.
 
 A plain Triton kernel (one program, groups in chunks): it also runs under the interpreter on CPU. On the GPU it
-is launched with programmatic dependent launch: it lets the GEMM that reads the table launch at once (the GEMM's
-launch and prologue then run under this kernel, and the GEMM waits for the table before reading it), and it waits
-for the kernel before it (which may have written offs) before reading offs.
+is launched with programmatic dependent launch: it lets a GEMM that reads the table with it (swap-AB ones:
+kernels/hopper/gemm.launch_uses_pdl) launch at once (the GEMM's launch and prologue then run under this kernel, and
+the GEMM waits for the table before reading it), and it waits for the kernel before it (which may have written
+offs) before reading offs.
 """
 import torch
 import triton

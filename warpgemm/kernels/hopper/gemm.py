@@ -68,15 +68,17 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
                 SchedulerImpl=scheduler, EpilogueImpl=epilogue)
 
 
-def launch_uses_pdl(cfg: GemmConfig, groups: int) -> bool:
-    """Programmatic dependent launch for swap-AB and grouped launches (and a column split's tail: ColumnSplitLaunch),
-    not for plain whole-tile launches.
+def launch_uses_pdl(cfg: GemmConfig) -> bool:
+    """Programmatic dependent launch for swap-AB launches (dense or grouped) and a column split's tail
+    (ColumnSplitLaunch), not for plain whole-tile launches.
 
     Measured back to back in CUDA graphs (results/2026-11-22-pdl/, notes/perf.md): with it, swap-AB decode gains
-    up to 7% (4096^2 at M = 16: 2.33 -> 2.50 TB/s), but the plain kernel at M = 64-256 loses 2-16% over the whole
-    call (128x8192x28672: 2.81 -> 2.43 TB/s, 256x8192x28672: 2.41 -> 2.12), also when it releases the next kernel
-    only after its last load. Without a predecessor that releases it early (do_bench's L2 flush) nothing changes."""
-    return _env.PDL and (_env.PDL_EVERYWHERE or cfg.swap_ab or groups > 0)
+    up to 7% (4096^2 at M = 16: 2.33 -> 2.50 TB/s; 32 experts x 512 tokens 2.75 -> 2.79), but the plain kernel
+    loses 2-16% over the whole call (128x8192x28672: 2.81 -> 2.43 TB/s, 256x8192x28672: 2.41 -> 2.12; grouped with
+    8 experts 0.3-2.6%), also when it releases the next kernel only after its last load. A plain grouped GEMM then
+    starts after its row-tile table kernel has finished instead of under it (~2 us). Without a predecessor that
+    releases it early (do_bench's L2 flush) nothing changes."""
+    return _env.PDL and (_env.PDL_EVERYWHERE or cfg.swap_ab)
 
 
 class GemmLaunch:
@@ -127,7 +129,7 @@ class GemmLaunch:
                                    kernel_constexprs(cfg, a_kmajor, b_kmajor, a_batched, b_batched, has_bias,
                                                      grouped=groups > 0, when=when),
                                    num_warps, maxnreg,
-                                   pdl=launch_uses_pdl(cfg, groups) if pdl is None else pdl and _env.PDL)
+                                   pdl=launch_uses_pdl(cfg) if pdl is None else pdl and _env.PDL)
 
     @property
     def constexprs(self) -> dict:
