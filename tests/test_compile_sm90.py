@@ -74,7 +74,8 @@ def test_pointer_stores_are_16_byte_vectors(grouped, out_dtype):
 
 def _id(v):
     cfg, i, o, a_k, b_k, bias = v
-    return f"{cfg.name}-{str(i)[6:]}-{str(o)[6:]}-A{'k' if a_k else 'm'}-B{'k' if b_k else 'n'}{'-bias' if bias else ''}"
+    return (f"{cfg.name}-{str(i)[6:]}-{str(o)[6:]}-A{'k' if a_k else 'm'}-B{'k' if b_k else 'n'}"
+            f"{'-bias' if bias else ''}")
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=_id)

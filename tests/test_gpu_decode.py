@@ -131,7 +131,8 @@ def test_repeated_linear_calls_follow_new_tensors():
 
 
 def test_heuristic_runs_33_to_64_rows_against_wide_weights():
-    """The plain 64x128 tile the heuristics pick for 33-64 rows against a wide weight: bias, fp32 out, NaN-filled out."""
+    """The plain 64x128 tile the heuristics pick for 33-64 rows against a wide weight: bias, fp32 out, NaN-filled
+    out."""
     g = torch.Generator(device=DEV).manual_seed(33)
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     for m in (33, 50, 64):

@@ -101,6 +101,9 @@ def test_programmatic_dependent_launch_only_where_measured_to_help(monkeypatch):
         launches = (p.launch.main, p.launch.tail) if hasattr(p.launch, "tail") else (p.launch, )
         return tuple(launch.kernel.pdl for launch in launches)
 
+    monkeypatch.setattr(_env, "PDL", True)  # the default, whatever WARPGEMM_PDL this run was started with
+    monkeypatch.setattr(_env, "PDL_EVERYWHERE", False)
+
     w = meta(14336, 4096).t().unsqueeze(0)
     decode, mid, split = (plan(meta(1, m, 4096), w, meta(1, m, 14336)) for m in (16, 256, 1024))
     assert decode.config.swap_ab and pdl_of(decode) == (True, )

@@ -18,5 +18,5 @@ from .ops.grouped import grouped_mm
 
 __version__ = "0.1.0"
 
-__all__ = ["matmul", "linear", "explain", "add", "mul", "grouped_mm", "group_gemm", "GemmConfig", "StreamConfig", "check_config", "choose_config", "SHIPPED_CONFIGS",
-           "set_logging", "__version__"]
+__all__ = ["matmul", "linear", "explain", "add", "mul", "grouped_mm", "group_gemm", "GemmConfig", "StreamConfig",
+           "check_config", "choose_config", "SHIPPED_CONFIGS", "set_logging", "__version__"]

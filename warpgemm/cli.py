@@ -249,7 +249,8 @@ def bench_overhead(size: int = typer.Option(256), json_path: Optional[Path] = ty
     for col in ("call", "warpgemm us", "torch us", "difference us"):
         table.add_column(col, justify="right")
     for name, r in res["calls"].items():
-        table.add_row(name, f"{r['warpgemm_us']:.1f}", f"{r['torch_us']:.1f}", f"{r['warpgemm_us'] - r['torch_us']:+.1f}")
+        table.add_row(name, f"{r['warpgemm_us']:.1f}", f"{r['torch_us']:.1f}",
+                      f"{r['warpgemm_us'] - r['torch_us']:+.1f}")
     console.print(table)
     _write_json(json_path, res)
 

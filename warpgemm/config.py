@@ -114,7 +114,8 @@ def check_config(cfg: GemmConfig, in_dtype: torch.dtype, out_dtype: torch.dtype)
     if cfg.consumers not in (1, 2):
         return f"consumers must be 1 or 2 (ping-pong), got {cfg.consumers}"
     if cfg.consumers == 2 and cfg.consumer_warps != 4:
-        return f"ping-pong (consumers=2) runs one warpgroup per consumer: consumer_warps must be 4, got {cfg.consumer_warps}"
+        return ("ping-pong (consumers=2) runs one warpgroup per consumer: consumer_warps must be 4, "
+                f"got {cfg.consumer_warps}")
     if not 1 <= cfg.split_k <= MAX_SPLIT_K:
         return f"split_k must be between 1 and {MAX_SPLIT_K}, got {cfg.split_k}"
     if cfg.store_chunks not in (1, 2, 4):

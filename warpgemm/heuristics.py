@@ -196,7 +196,8 @@ def choose_config(batches: int, M: int, N: int, K: int, in_dtype: torch.dtype, o
             f"M={M} in 33-64 and {batches * _cdiv(N, 128)} 128-row weight panels for {num_sms} SMs: plain 64x128 tiles"
     elif M <= 64:
         order, why = (decode_config(M), SMALL, MEDIUM_FP32_OUT), \
-            f"M={M} <= 64: swap-AB (weight rows on wgmma's M side), whole 64-row tiles (stream-K and split-K measured slower)"
+            (f"M={M} <= 64: swap-AB (weight rows on wgmma's M side), whole 64-row tiles "
+             "(stream-K and split-K measured slower)")
     elif tiles_small <= num_sms // 2:
         order, why = (NARROW, SMALL, MEDIUM_FP32_OUT), f"{tiles_small} 64x128 tiles for {num_sms} SMs: 64x64 tiles"
     elif tiles_128 < num_sms // 2 or (M <= 128 and tiles_128 < num_sms):

@@ -119,8 +119,8 @@ def compile_group_gemm(tile: str, *, dtype=torch.bfloat16, b_kmajor=False, c_ali
     bm, bn, bk, stages, warps, _ = TILE_CONFIGS[tile]
     constexprs = dict(DTYPE=_TL[dtype], B_KMAJOR=b_kmajor, C_ALIGNED=c_aligned, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
                       STAGES=stages, BLOCK_G=block_g, RESIDENT=resident)
-    signature = {"table_ptr": "*i64", "tile_ends_ptr": "*i64", "c_base": _PTR_TYPES[dtype], "G": "i32", "total_tiles": "i32",
-                 **{k: "constexpr" for k in constexprs}}
+    signature = {"table_ptr": "*i64", "tile_ends_ptr": "*i64", "c_base": _PTR_TYPES[dtype], "G": "i32",
+                 "total_tiles": "i32", **{k: "constexpr" for k in constexprs}}
     if not isinstance(group_gemm_tma_kernel, JITFunction):
         # Under TRITON_INTERPRET the kernel and triton.language's own jit helpers (tl.sum's combine function,
         # tl.cdiv) were decorated as interpreted functions: a compile must run in a process without it.

@@ -90,4 +90,5 @@ def portable_gemm(a3: torch.Tensor, b3: torch.Tensor, c3: torch.Tensor, bias: to
         sab, a3.stride(1), a3.stride(2),  #
         sbb, b3.stride(1), b3.stride(2),  #
         c3.stride(0), c3.stride(1), c3.stride(2),  #
-        HAS_BIAS=bias is not None, INTERPRETED=c3.device.type == "cpu", BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=8, num_warps=4)
+        HAS_BIAS=bias is not None, INTERPRETED=c3.device.type == "cpu", BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=8,
+        num_warps=4)

@@ -117,6 +117,7 @@ def launch_group_gemm(problems, outs) -> None:
     if _env.LOG_ENABLED:
         _env.log(f"group_gemm: {len(rows)} problems, {total} tiles of {bm}x{bn}x{bk}")
     _group_gemm_kernel[(total, )](table, tile_ends, len(rows), DTYPE=_TL[outs[0].dtype],
-                                  INTERPRETED=device.type == "cpu", ROW_MAJOR=aligned, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
+                                  INTERPRETED=device.type == "cpu", ROW_MAJOR=aligned, BLOCK_M=bm, BLOCK_N=bn,
+                                  BLOCK_K=bk,
                                   BLOCK_G=min(1024, triton.next_power_of_2(len(rows))), num_warps=warps,
                                   num_stages=3)
