@@ -109,6 +109,10 @@ def test_programmatic_dependent_launch_only_where_measured_to_help(monkeypatch):
     assert decode.config.swap_ab and pdl_of(decode) == (True, )
     assert pdl_of(mid) == (False, )
     assert pdl_of(split) == (False, True)
+    # explain() says so.
+    assert gemm_impl._launch_order(decode.launch) == "launch starts under the kernel before it (PDL)"
+    assert gemm_impl._launch_order(mid.launch) == "launch starts after the kernel before it"
+    assert "tail launch starts under" in gemm_impl._launch_order(split.launch)
     assert launch_uses_pdl(GROUPED_SWAP) and not launch_uses_pdl(GROUPED_LARGE)
     monkeypatch.setattr(_env, "PDL_EVERYWHERE", True)
     assert launch_uses_pdl(GROUPED_LARGE)

@@ -192,8 +192,17 @@ def describe_plan(c3, a3, choice: PathChoice, plan) -> str:
         orient(plan.a_copy, plan.a, "A", 2),
         orient(plan.b_copy, plan.b, "B", 1),
         "C staged through a padded buffer" if plan.c_staged else "C written in place",
+        _launch_order(plan.launch),
     ]
     return "; ".join(parts)
+
+
+def _launch_order(launch) -> str:
+    """Whether the launch(es) start under the kernel before them (programmatic dependent launch) or after it."""
+    kernels = [launch.main.kernel, launch.tail.kernel] if hasattr(launch, "tail") else [launch.kernel]
+    modes = ["starts under the kernel before it (PDL)" if k.pdl else "starts after the kernel before it"
+             for k in kernels]
+    return f"launch {modes[0]}" if len(modes) == 1 else f"main launch {modes[0]}, tail launch {modes[1]}"
 
 
 def explain_bmm(a3: torch.Tensor, b3: torch.Tensor, c3: torch.Tensor, config: GemmConfig | None = None) -> str:
