@@ -9,6 +9,7 @@ the same time, should recover it; with one program per SM it shows whether the h
 Each variant is a forced config planned like warpgemm.linear's own, with the grid (and the register cap that
 decides how many programs fit on an SM) overridden. Timed as `bench decode` times (_decode_probe.run_probe).
     python scripts/occupancy_probe.py OUT.json [M,M,..]
+Outcome (notes/perf.md, 2026-11-23): several programs per SM lose; one per tile matches the persistent grid.
 """
 import sys
 
