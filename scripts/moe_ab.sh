@@ -24,9 +24,11 @@ for side in ("base", "work"):
 print(f"{'case':>26} {'routing':>8}  {'base ratio':>14}  {'work ratio':>14}")
 gm = {"base": [], "work": []}
 for (case, routing), d in rows.items():
-    for side in gm:
-        gm[side].append(sum(math.log(v) for v in d.get(side, [1.0])) / max(len(d.get(side, [])), 1))
+    if all(d.get(side) for side in gm):  # a case some run did not reach counts for neither side
+        for side in gm:
+            gm[side].append(sum(math.log(v) for v in d[side]) / len(d[side]))
     print(f"{case:>26} {routing:>8}  " + "  ".join(f"{' '.join(f'{v:.3f}' for v in d.get(s, [])):>14}"
                                                   for s in ("base", "work")))
-print("geomean vs torch._grouped_mm: " + "  ".join(f"{s} {math.exp(sum(v) / len(v)):.3f}" for s, v in gm.items()))
+print("geomean vs torch._grouped_mm: " + "  ".join(f"{s} {math.exp(sum(v) / max(len(v), 1)):.3f} ({len(v)} cases)"
+                                                  for s, v in gm.items()))
 PY

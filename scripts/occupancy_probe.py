@@ -75,8 +75,8 @@ def candidates(m, n, k):
 
         def run(x, w, y, launch=launch, label=label):
             launch.launch(x.unsqueeze(0), w.t().unsqueeze(0), y.unsqueeze(0), None)
-            if label not in _REPORTED and launch.kernel.compiled is not None:
-                _REPORTED.add(label)
+            if (label, m) not in _REPORTED and launch.kernel.compiled is not None:
+                _REPORTED.add((label, m))  # a label names a different config for each x-tile height
                 c = launch.kernel.compiled
                 print(f"  {label}: {c.n_regs} regs/thread, {c.metadata.shared} B shared, maxnreg "
                       f"{launch.kernel.maxnreg}", flush=True)
