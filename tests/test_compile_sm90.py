@@ -161,14 +161,16 @@ print(json.dumps(out))
 
 _GEMV_COMPILE = """
 import json, re, tempfile, torch
-from warpgemm.kernels.hopper.aot import compile_gemv, inspect_compiled
+from warpgemm.kernels.hopper.aot import compile_gemv, compile_gemv_rows, inspect_compiled
 out = []
-for kw in (dict(), dict(K=4000, has_bias=True), dict(dtype=torch.float16, out_dtype=torch.float32)):
-    k = compile_gemv(**kw)
-    ptx = k.asm["ptx"]
-    r = inspect_compiled(k, "gemv", tempfile.mkdtemp())
-    out.append(dict(r._asdict(), v4_loads=len(re.findall(r"ld\\.global(\\.\\w+)*\\.v4", ptx)),
-                    wait_first=ptx.index("griddepcontrol.wait") < ptx.index("ld.global"), pdl=k.metadata.launch_pdl))
+for name, compile_fn in (("gemv", compile_gemv), ("gemv_rows", compile_gemv_rows)):
+    for kw in (dict(), dict(K=4000, has_bias=True), dict(dtype=torch.float16, out_dtype=torch.float32)):
+        k = compile_fn(**kw)
+        ptx = k.asm["ptx"]
+        r = inspect_compiled(k, name, tempfile.mkdtemp())
+        out.append(dict(r._asdict(), v4_loads=len(re.findall(r"ld\\.global(\\.\\w+)*\\.v4", ptx)),
+                        shuffles=ptx.count("shfl.sync"), pdl=k.metadata.launch_pdl,
+                        wait_first=ptx.index("griddepcontrol.wait") < ptx.index("ld.global")))
 print(json.dumps(out))
 """
 
@@ -188,14 +190,26 @@ def _run_clean(code: str) -> str:
 
 
 def test_gemv_kernel_streams_16_byte_loads():
-    """The batch-1 GEMV reads the weight with 16-byte loads (one per lane per row piece), does not spill, and,
-    launched with programmatic dependent launch, waits on the prior grid before its first load."""
+    """The GEMVs (one row: plain Triton; two rows: Gluon) read the weight with 16-byte loads (one per lane per row
+    piece), do not spill, and, launched with programmatic dependent launch, wait on the prior grid before their
+    first load."""
     import json
 
-    for r in json.loads(_run_clean(_GEMV_COMPILE)):
-        assert r["v4_loads"] >= gemv_v4_loads_expected(), r
+    from warpgemm.kernels import gemv_rows
+
+    reports = json.loads(_run_clean(_GEMV_COMPILE))
+    assert {r["name"] for r in reports} == {"gemv", "gemv_rows"}
+    for r in reports:
         assert r["stack_bytes"] == 0 and r["local_bytes"] == 0, r
         assert r["pdl"] and r["wait_first"], r
+        if r["name"] == "gemv":
+            assert r["v4_loads"] >= gemv_v4_loads_expected(), r
+        else:
+            # One 16-byte load per weight row and per x row for each thread; the K fold inside the thread needs no
+            # shuffles, so the only ones are the final reduction's (2 rows x BLOCK_N outputs, 5 steps of a warp).
+            assert r["v4_loads"] >= gemv_rows.BLOCK_N + 2, r
+            assert r["shuffles"] <= 2 * gemv_rows.BLOCK_N * 5 + 8, r
+            assert r["registers"] <= 96, r
 
 
 def gemv_v4_loads_expected() -> int:

@@ -46,6 +46,20 @@ def test_batch_one_single_row_goes_to_the_gemv():
     p = gemm_impl.plan_hopper(meta(1, 1, 4096), w.t().unsqueeze(0), meta(1, 1, 14336), None, None)
     assert isinstance(p, gemm_impl.GemvPlan) and "GEMV" in p.config_reason
     assert p.launch.grid == 14336 // gemv.BLOCK_N
+    assert p.launch.kernel.fn is gemv.gemv_kernel
+
+
+def test_two_rows_go_to_the_gluon_gemv():
+    from warpgemm.kernels import gemv_rows
+
+    w = meta(4103, 4096)
+    p = gemm_impl.plan_hopper(meta(1, 2, 4096), w.t().unsqueeze(0), meta(1, 2, 4103), None, None)
+    assert isinstance(p, gemm_impl.GemvPlan) and "M=2" in p.config_reason
+    assert p.launch.kernel.fn is gemv_rows.gemv_rows_kernel
+    assert p.launch.grid == -(-4103 // gemv_rows.BLOCK_N)
+    assert p.launch.kernel.constexprs["M_ROWS"] == 2
+    with pytest.raises(ValueError, match="1 to 2 rows of x, got M=3"):
+        gemv.GemvLaunch(meta(1, 3, 64), meta(64, 8).t().unsqueeze(0), meta(1, 3, 8), False)
 
 
 def test_other_products_stay_on_the_wgmma_kernel():
@@ -53,12 +67,25 @@ def test_other_products_stay_on_the_wgmma_kernel():
 
     w = meta(4096, 4096)
     assert gemv_reason(1, 1, True, torch.bfloat16) and gemv_reason(1, 1, True, torch.float16)
-    for batches, m, kcontig, dtype in ((1, 2, True, torch.bfloat16), (2, 1, True, torch.bfloat16),
+    assert gemv_reason(1, 2, True, torch.bfloat16)
+    for batches, m, kcontig, dtype in ((1, 3, True, torch.bfloat16), (2, 1, True, torch.bfloat16),
                                        (1, 1, False, torch.bfloat16), (1, 1, True, torch.float32)):
         assert gemv_reason(batches, m, kcontig, dtype) is None
-    # Two rows; B row-major (K, N) (not contiguous along K); a forced config.
-    cases = [(meta(1, 2, 4096), w.t().unsqueeze(0), None), (meta(1, 1, 4096), meta(1, 4096, 4096), None),
+    # Three rows; B row-major (K, N) (not contiguous along K); a forced config.
+    cases = [(meta(1, 3, 4096), w.t().unsqueeze(0), None), (meta(1, 1, 4096), meta(1, 4096, 4096), None),
              (meta(1, 1, 4096), w.t().unsqueeze(0), GemmConfig(64, 16, 256, 5, 4, swap_ab=True))]
     for a3, b3, cfg in cases:
         p = gemm_impl.plan_hopper(a3, b3, meta(1, a3.shape[1], 4096), None, cfg)
         assert isinstance(p, gemm_impl.HopperPlan), (a3.shape, b3.stride(), cfg)
+
+
+def test_decode_suite_takes_any_row_counts():
+    """`bench decode --m` runs exactly the rows asked for (2 is not in the default suite), and refuses nonsense."""
+    from warpgemm.bench.decode_bench import DECODE_M, decode_cases
+    from warpgemm.bench.suites import LLM_NK
+
+    assert decode_cases((2, )) == [(2, n, k) for n, k in LLM_NK]
+    assert len(decode_cases()) == len(DECODE_M) * len(LLM_NK)
+    for bad in ((), (0, 4)):
+        with pytest.raises(ValueError, match="M values must be positive"):
+            decode_cases(bad)

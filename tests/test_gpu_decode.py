@@ -144,27 +144,30 @@ def test_heuristic_runs_33_to_64_rows_against_wide_weights():
         _assert_ok(check_matmul(x, w.T, out_dtype=torch.float32), f"heuristic M={m} N={n} fp32 out")
 
 
-def test_batch_one_runs_the_gemv():
-    """One row of x against an nn.Linear weight goes to the CUDA-core GEMV: ragged and tiny N and K, strided x, a
-    1-D x, bias, fp16, fp32 out, NaN-filled outputs; bitwise repeatable and right after CUDA-graph replays."""
+@pytest.mark.parametrize("m", [1, 2])
+def test_few_rows_run_the_gemv(m):
+    """One or two rows of x against an nn.Linear weight go to a CUDA-core GEMV (plain Triton for one, Gluon for
+    two): ragged and tiny N and K, strided x, a 1-D x, bias, fp16, fp32 out, NaN-filled outputs; bitwise
+    repeatable and right after CUDA-graph replays."""
     from warpgemm.ops import gemm_impl
 
     g = torch.Generator(device=DEV).manual_seed(37)
     w = rand(4096, 4096, g=g)
-    plan = gemm_impl.plan_hopper(rand(1, 1, 4096, g=g), w.t().unsqueeze(0), torch.empty(1, 1, 4096, device=DEV,
+    plan = gemm_impl.plan_hopper(rand(1, m, 4096, g=g), w.t().unsqueeze(0), torch.empty(1, m, 4096, device=DEV,
                                                                                         dtype=BF), None, None)
     assert isinstance(plan, gemm_impl.GemvPlan)
     for i, (n, k) in enumerate([(4096, 4096), (1, 1), (70, 63), (24000, 64), (4103, 1000), (4097, 4101), (3, 2048)]):
-        x = strided_operand(1, k, col_major=i % 2 == 1, dtype=BF, device=DEV, generator=g)
+        x = strided_operand(m, k, col_major=i % 2 == 1, dtype=BF, device=DEV, generator=g)
         w, bias = rand(n, k, g=g), rand(n, g=g)
         _assert_ok(check_matmul(x, w.T), f"gemv N={n} K={k}")
         _assert_ok(check_matmul(x, w.T, bias=bias, out_dtype=torch.float32), f"gemv N={n} K={k} bias fp32 out")
-        got = warpgemm.matmul(x[0], w.T)  # a 1-D x: torch.matmul's vector-matrix product
-        want = x[0].double() @ w.double().T
-        assert got.shape == (n, ) and (got.double() - want).norm() / want.norm() < 1e-2, f"gemv N={n} K={k} 1-D x"
+        if m == 1:
+            got = warpgemm.matmul(x[0], w.T)  # a 1-D x: torch.matmul's vector-matrix product
+            want = x[0].double() @ w.double().T
+            assert got.shape == (n, ) and (got.double() - want).norm() / want.norm() < 1e-2, f"gemv N={n} K={k} 1-D"
         xh, wh = x.half(), w.half()
         _assert_ok(check_matmul(xh, wh.T, bias=bias.half()), f"gemv N={n} K={k} fp16")
-    x, w = rand(1, 8192, g=g), rand(8192, 8192, g=g)
+    x, w = rand(m, 8192, g=g), rand(8192, 8192, g=g)
     first = warpgemm.linear(x, w)
     for _ in range(5):
         assert torch.equal(warpgemm.linear(x, w), first)
@@ -177,7 +180,7 @@ def test_batch_one_runs_the_gemv():
     with torch.cuda.graph(graph):
         out = warpgemm.linear(x, w)
     for _ in range(2):
-        x.copy_(rand(1, 8192, g=g))
+        x.copy_(rand(m, 8192, g=g))
         graph.replay()
         torch.cuda.synchronize()
         assert torch.equal(out, warpgemm.linear(x, w))

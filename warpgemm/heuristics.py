@@ -164,9 +164,10 @@ def persistent_grid(tiles: int, num_sms: int, rows: int, cols: int) -> int:
 def gemv_reason(batches: int, M: int, b_k_contiguous: bool, in_dtype: torch.dtype) -> str | None:
     """Why a product goes to the CUDA-core GEMV instead of the wgmma kernel, or None if it does not.
 
-    Measured at batch 1 on the six decode weights (results/2026-11-22-gemv/): 2.51-3.08 TB/s against 2.44-2.99 for
-    the persistent swap-AB kernel (+0.3% to +5.6%), since its short programs keep every SM streaming to the end.
-    With 2-4 rows it is slower (kernels/gemv.py MAX_ROWS), and a weight not contiguous along K defeats its loads.
+    Measured on the six decode weights: one row (results/2026-11-22-gemv/) 2.51-3.08 TB/s against 2.44-2.99 for
+    the persistent swap-AB kernel (+0.3% to +5.6%), since its short programs keep every SM streaming to the end;
+    two rows (kernels/gemv_rows.py, results/2026-11-23-gemv-rows/) 2.63-3.09 against 2.46-3.03. With four rows
+    and more it is slower (kernels/gemv.py MAX_ROWS), and a weight not contiguous along K defeats its loads.
     """
     from .kernels import gemv
 

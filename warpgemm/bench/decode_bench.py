@@ -26,8 +26,11 @@ L2_BYTES = 50 * 2**20
 LARGE_WEIGHT_BYTES = 64 * 2**20
 
 
-def decode_cases():
-    return [(m, n, k) for n, k in LLM_NK for m in DECODE_M]
+def decode_cases(ms=DECODE_M):
+    """(M, N, K) of the suite: every M of `ms` (any positive values) against each of the six LLM weights."""
+    if not ms or any(m < 1 for m in ms):
+        raise ValueError(f"M values must be positive, got {list(ms)}")
+    return [(m, n, k) for n, k in LLM_NK for m in ms]
 
 
 def weight_copies(weight_bytes: int) -> int:
@@ -57,7 +60,7 @@ def run_decode_suite(rounds: int = 5, rep_ms: int = 100, warmup_s: float = 3.0, 
     warm_gpu(warmup_s)
     rows = []
     sms = _env.num_sms(torch.cuda.current_device())
-    for m, n, k in cases or decode_cases():
+    for m, n, k in decode_cases() if cases is None else cases:
         x = torch.randn(m, k, device="cuda", dtype=dtype)
         copies = weight_copies(n * k * 2)
         weights = [torch.randn(n, k, device="cuda", dtype=dtype) for _ in range(copies)]

@@ -6,8 +6,8 @@ Here every program takes BLOCK_N weight rows over the whole K (thousands of prog
 as SMs free up), where the persistent wgmma kernel gives each SM a fixed share of 64-row tiles and so finishes
 with its slowest SM (measured: notes/perf.md, "read ceiling"). Each program reads its rows BLOCK_K at a time with
 16-byte loads and keeps fp32 partial products per lane; one reduction at the end, in a fixed order, so results
-are bitwise repeatable. The kernel takes up to M_ROWS rows (a power of two), but the plan sends it one
-(MAX_ROWS below).
+are bitwise repeatable. The kernel takes up to M_ROWS rows (a power of two), but the plan sends it one: two rows
+go to the Gluon GEMV of gemv_rows.py, whose accumulator does not grow with the K step (MAX_ROWS below).
 """
 from __future__ import annotations
 
@@ -24,9 +24,11 @@ from .. import _env
 BLOCK_N = 4
 BLOCK_K = 1024
 NUM_WARPS = 4
-# Rows of x the GEMV takes. At 2-4 rows it streams below the wgmma kernel (x is re-read for every BLOCK_N weight
-# rows and the per-element FMA work grows; gemv_probe.json: 2-4% below it at 2 rows, 22-26% at 4).
-MAX_ROWS = 1
+# Rows of x this kernel takes. At 2-4 rows it streams below the wgmma kernel (gemv_probe.json: 2-4% below it at 2
+# rows, 22-26% at 4: its [rows, BLOCK_N, BLOCK_K] accumulator leaves room for few programs per SM).
+ONE_ROW = 1
+# Rows of x the GEMVs take in all (this kernel for one, gemv_rows for more).
+MAX_ROWS = 2
 
 
 @triton.jit
@@ -66,7 +68,8 @@ def gemv_kernel(x_ptr, w_ptr, y_ptr, bias_ptr, M, N, K,  #
 
 
 class GemvLaunch:
-    """c3[0] = a3[0] @ b3[0] (+ bias) for a (1, M, K) x (1, K, N) product whose b3 has unit stride along K.
+    """c3[0] = a3[0] @ b3[0] (+ bias) for a (1, M, K) x (1, K, N) product whose b3 has unit stride along K, M <=
+    MAX_ROWS: this module's kernel for one row, gemv_rows.py's for more.
 
     Built from the plan's tensors and owned by a plan (or an eager-call recipe) whose key holds everything the
     launch depends on: shapes, strides, dtypes, the 16-byte alignment of every pointer, the bias. So one compiled
@@ -80,12 +83,24 @@ class GemvLaunch:
         from .hopper.launch import CachedKernel
 
         M, K, N = a3.shape[1], a3.shape[2], b3.shape[2]
-        self.grid = triton.cdiv(N, BLOCK_N)
+        if not 1 <= M <= MAX_ROWS:
+            raise ValueError(f"the GEMV takes 1 to {MAX_ROWS} rows of x, got M={M}")
         self.ints = (M, N, K, a3.stride(1), a3.stride(2), b3.stride(2), c3.stride(1), c3.stride(2))
-        constexprs = dict(M_ROWS=1 << (M - 1).bit_length(), BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K, HAS_BIAS=has_bias,
-                          EVEN_K=K % BLOCK_K == 0, PDL=_env.PDL)
-        self.kernel = CachedKernel(gemv_kernel, constexprs, num_warps=NUM_WARPS, maxnreg=None, pdl=_env.PDL,
-                                   num_warps_param=False)
+        rows = 1 << (M - 1).bit_length()
+        if M <= ONE_ROW:
+            self.grid = triton.cdiv(N, BLOCK_N)
+            constexprs = dict(M_ROWS=rows, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K, HAS_BIAS=has_bias,
+                              EVEN_K=K % BLOCK_K == 0, PDL=_env.PDL)
+            self.kernel = CachedKernel(gemv_kernel, constexprs, num_warps=NUM_WARPS, maxnreg=None, pdl=_env.PDL,
+                                       num_warps_param=False)
+        else:
+            from . import gemv_rows as g
+
+            self.grid = triton.cdiv(N, g.BLOCK_N)
+            constexprs = dict(M_ROWS=rows, BLOCK_N=g.BLOCK_N, BLOCK_K=g.BLOCK_K, HAS_BIAS=has_bias,
+                              EVEN_K=K % g.BLOCK_K == 0, PDL=_env.PDL)
+            self.kernel = CachedKernel(g.gemv_rows_kernel, constexprs, num_warps=g.NUM_WARPS, maxnreg=None,
+                                       pdl=_env.PDL)
 
     def launch(self, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, bias: torch.Tensor | None) -> None:
         args = (a, b, c, c if bias is None else bias) + self.ints

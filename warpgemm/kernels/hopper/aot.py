@@ -150,3 +150,20 @@ def compile_gemv(*, dtype=torch.bfloat16, out_dtype=torch.bfloat16, K: int = 409
                if name in ("x_ptr", "w_ptr", "y_ptr", "bias_ptr", "K", "swn")}
     src = ASTSource(gemv.gemv_kernel, signature, constexprs=constexprs, attrs=aligned)
     return triton.compile(src, target=SM90, options={"num_warps": gemv.NUM_WARPS, "launch_pdl": True})
+
+
+def compile_gemv_rows(*, dtype=torch.bfloat16, out_dtype=torch.bfloat16, K: int = 4096, has_bias=False,
+                      rows: int = 2):
+    """The Gluon few-row GEMV (kernels/gemv_rows.py) as the launches specialize it for the nn.Linear layout."""
+    from .. import gemv_rows as g
+
+    constexprs = dict(M_ROWS=rows, BLOCK_N=g.BLOCK_N, BLOCK_K=g.BLOCK_K, HAS_BIAS=has_bias,
+                      EVEN_K=K % g.BLOCK_K == 0, PDL=True, num_warps=g.NUM_WARPS)
+    signature = {"x_ptr": _PTR_TYPES[dtype], "w_ptr": _PTR_TYPES[dtype], "y_ptr": _PTR_TYPES[out_dtype],
+                 "bias_ptr": _PTR_TYPES[dtype if has_bias else out_dtype], "M": "i32", "N": "i32", "K": "i32",
+                 "sxm": "i32", "sxk": "constexpr", "swn": "i32", "sym": "i32", "syn": "constexpr",
+                 **{k: "constexpr" for k in constexprs}}
+    aligned = {(i, ): [["tt.divisibility", 16]] for i, name in enumerate(signature)
+               if name in ("x_ptr", "w_ptr", "y_ptr", "bias_ptr", "K", "swn", "sxm")}
+    src = GluonASTSource(g.gemv_rows_kernel, signature, constexprs={**constexprs, "sxk": 1, "syn": 1}, attrs=aligned)
+    return triton.compile(src, target=SM90, options={"num_warps": g.NUM_WARPS, "launch_pdl": True})
