@@ -18,8 +18,9 @@ from warpgemm.kernels.hopper.launch import CachedKernel
 from warpgemm.kernels.hopper.partitions import allow_dependents, wait_for_prior_grid
 
 # (kind, weight rows per program, K step, warps, extra): kind "rows" = warpgemm's gemv_rows_kernel (extra: unused),
-# "ring" = gemv_ring_kernel (extra: stages). The runs in results/2026-11-23-gemv-rows/ also timed a "rows" variant
-# that issued the next step's loads before this step's FMAs (prefetch): slower everywhere, since removed.
+# "ring" = gemv_ring_kernel (extra: stages). The runs in results/2026-11-23-gemv-rows/ were made with this probe's
+# first version, whose own copy of the rows kernel (since replaced by warpgemm's) also had a "pre" variant that
+# issued the next step's loads before this step's FMAs: slower on 23 of 24 row/weight pairs, since removed.
 VARIANTS = [("rows", 4, 1024, 4, 0), ("ring", 4, 1024, 4, 4), ("ring", 4, 1024, 4, 6), ("ring", 8, 512, 2, 6),
             ("ring", 2, 1024, 4, 6), ("ring", 4, 512, 2, 8)]
 
@@ -88,7 +89,7 @@ def candidates_for(variants):
                                   num_warps=nw, maxnreg=None, pdl=True)
             grid = triton.cdiv(n, bn)
 
-            def launch(x, w, y, ck=ck, grid=grid):
+            def launch(x, w, y, ck=ck, grid=grid, kind=kind):
                 if kind == "rows":
                     args = (x, w, y, y, m, n, k, x.stride(0), 1, w.stride(0), y.stride(0), 1)
                 else:

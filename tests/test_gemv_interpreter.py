@@ -1,4 +1,5 @@
-"""The CUDA-core GEMV (batch-1 decode) under the Triton interpreter, and the rule that routes products to it."""
+"""The CUDA-core GEMVs: the one-row Triton kernel under the Triton interpreter (the two-row Gluon kernel is checked
+by test_compile_sm90 and on the GPU), and the rule that routes products to them."""
 import pytest
 import torch
 
@@ -59,7 +60,7 @@ def test_two_rows_go_to_the_gluon_gemv():
     assert p.launch.grid == -(-4103 // gemv_rows.BLOCK_N)
     assert p.launch.kernel.constexprs["M_ROWS"] == 2
     with pytest.raises(ValueError, match="1 to 2 rows of x, got M=3"):
-        gemv.GemvLaunch(meta(1, 3, 64), meta(64, 8).t().unsqueeze(0), meta(1, 3, 8), False)
+        gemv.GemvLaunch(meta(1, 3, 64), meta(8, 64).t().unsqueeze(0), meta(1, 3, 8), False)
 
 
 def test_other_products_stay_on_the_wgmma_kernel():

@@ -167,6 +167,8 @@ def test_few_rows_run_the_gemv(m):
             assert got.shape == (n, ) and (got.double() - want).norm() / want.norm() < 1e-2, f"gemv N={n} K={k} 1-D"
         xh, wh = x.half(), w.half()
         _assert_ok(check_matmul(xh, wh.T, bias=bias.half()), f"gemv N={n} K={k} fp16")
+        wide = rand(m, k + 24, g=g)[:, 3:k + 3]  # rows of x further apart than K, not 16-byte aligned
+        _assert_ok(check_matmul(wide, w.T), f"gemv N={n} K={k} x rows {k + 24} apart")
     x, w = rand(m, 8192, g=g), rand(8192, 8192, g=g)
     first = warpgemm.linear(x, w)
     for _ in range(5):

@@ -141,9 +141,11 @@ def bench_decode(rounds: int = typer.Option(5, help="alternating timing rounds p
                  configs: Optional[str] = typer.Option(None, help="comma-separated config names to sweep instead of "
                                                                   "the heuristic's choice"),
                  eager: bool = typer.Option(True, help="also time eager calls (host overhead included)"),
-                 m: Optional[str] = typer.Option(None, help="comma-separated M values, any positive ones (default 1,4,16,32,64)"),
+                 m: Optional[str] = typer.Option(None, help="comma-separated M values, any positive ones "
+                                                            "(default 1,4,16,32,64)"),
                  json_path: Optional[Path] = _JSON_OPT):
-    """Decode: x (M = 1-64 rows) @ W.T for the six LLM weights, bandwidth vs F.linear, weights cold in L2."""
+    """Decode: x (M = 1-64 rows, or those of --m) @ W.T for the six LLM weights, bandwidth vs F.linear, weights
+    cold in L2."""
     if not _has_hopper():
         _no_gpu_notice("bench decode")
         return
@@ -151,7 +153,7 @@ def bench_decode(rounds: int = typer.Option(5, help="alternating timing rounds p
     from .bench.sweep import parse_config
 
     chosen = None if not configs else [parse_config(c) for c in configs.split(",")]
-    ms = DECODE_M if not m else tuple(int(v) for v in m.split(","))
+    ms = DECODE_M if not m else tuple(dict.fromkeys(int(v) for v in m.split(",")))
     res = run_decode_suite(rounds=rounds, configs=chosen, eager=eager, cases=decode_cases(ms),
                            progress=lambda s: console.print(s, highlight=False))
     _print_table("bench decode (bf16, CUDA graphs, weights cold in L2)",

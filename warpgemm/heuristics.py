@@ -15,8 +15,9 @@ The rules are few and each rests on `warpgemm bench sweep` runs (notes/perf.md, 
   and the output stored in 4 overlapped column chunks; with 16+ tile-rows per batch, walked in bands of 16
   tile-rows (fewer HBM bytes per wave: sustained GEMMs run at the power cap, where bytes cost clock).
 - Otherwise one warpgroup on 128x128 tiles with a 6-deep ring (4 -> 6 stages: geomean 0.83 -> 0.92 on `mid`).
-- One row of x against a weight read along K (batch-1 decode, F.linear's layout): the CUDA-core GEMV
-  (kernels/gemv.py), thousands of short programs the hardware balances over the SMs (`gemv_reason`).
+- One or two rows of x against a weight read along K (batch-1 or -2 decode, F.linear's layout): a CUDA-core GEMV
+  (kernels/gemv.py, kernels/gemv_rows.py), thousands of short programs the hardware balances over the SMs
+  (`gemv_reason`).
 - A last wave that fills few SMs: when the 128x256 tiles come to w full waves plus a small remainder, the
   rightmost columns can go to a second launch with 128x128 tiles (half the time per tile), so the tail wave ends
   sooner (`tail_split_columns`; the plan in ops/gemm_impl.py applies it).
@@ -166,13 +167,20 @@ def gemv_reason(batches: int, M: int, b_k_contiguous: bool, in_dtype: torch.dtyp
 
     Measured on the six decode weights: one row (results/2026-11-22-gemv/) 2.51-3.08 TB/s against 2.44-2.99 for
     the persistent swap-AB kernel (+0.3% to +5.6%), since its short programs keep every SM streaming to the end;
-    two rows (kernels/gemv_rows.py, results/2026-11-23-gemv-rows/) 2.63-3.09 against 2.46-3.03. With four rows
-    and more it is slower (kernels/gemv.py MAX_ROWS), and a weight not contiguous along K defeats its loads.
+    two rows (kernels/gemv_rows.py, results/2026-11-23-gemv-rows/) 2.61-3.09 against 2.44-3.03. At four rows it
+    is at or below the swap-AB kernel and at eight 20-28% below; three rows (padded to four) stay on the wgmma
+    kernel too (kernels/gemv.py MAX_ROWS). A weight not contiguous along K defeats its loads.
     """
     from .kernels import gemv
 
     if batches == 1 and M <= gemv.MAX_ROWS and b_k_contiguous and in_dtype in (torch.bfloat16, torch.float16):
-        return (f"M={M}: CUDA-core GEMV, {gemv.BLOCK_N} weight rows per program over all of K (short programs "
+        if M <= gemv.TRITON_MAX_ROWS:
+            kernel, rows = "kernels/gemv.py", gemv.BLOCK_N
+        else:
+            from .kernels import gemv_rows
+
+            kernel, rows = "Gluon, kernels/gemv_rows.py", gemv_rows.BLOCK_N
+        return (f"M={M}: CUDA-core GEMV ({kernel}), {rows} weight rows per program over all of K (short programs "
                 f"balance the weight stream over the SMs)")
     return None
 

@@ -1,4 +1,5 @@
-"""`warpgemm bench decode`: y = x @ W.T for decode-sized batches (M = 1-64 rows) against F.linear (cuBLAS).
+"""`warpgemm bench decode`: y = x @ W.T for decode-sized batches (M = 1, 4, 16, 32, 64 rows, or any given) against
+F.linear (cuBLAS).
 
 In a model every layer's weight comes from HBM, so each side cycles through enough copies of the weight to
 overflow the 50 MB L2 (each call finds its weight cold) and the figure is the effective bandwidth: weight +

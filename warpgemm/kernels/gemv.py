@@ -26,7 +26,7 @@ BLOCK_K = 1024
 NUM_WARPS = 4
 # Rows of x this kernel takes. At 2-4 rows it streams below the wgmma kernel (gemv_probe.json: 2-4% below it at 2
 # rows, 22-26% at 4: its [rows, BLOCK_N, BLOCK_K] accumulator leaves room for few programs per SM).
-ONE_ROW = 1
+TRITON_MAX_ROWS = 1
 # Rows of x the GEMVs take in all (this kernel for one, gemv_rows for more).
 MAX_ROWS = 2
 
@@ -87,7 +87,7 @@ class GemvLaunch:
             raise ValueError(f"the GEMV takes 1 to {MAX_ROWS} rows of x, got M={M}")
         self.ints = (M, N, K, a3.stride(1), a3.stride(2), b3.stride(2), c3.stride(1), c3.stride(2))
         rows = 1 << (M - 1).bit_length()
-        if M <= ONE_ROW:
+        if M <= TRITON_MAX_ROWS:
             self.grid = triton.cdiv(N, BLOCK_N)
             constexprs = dict(M_ROWS=rows, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K, HAS_BIAS=has_bias,
                               EVEN_K=K % BLOCK_K == 0, PDL=_env.PDL)

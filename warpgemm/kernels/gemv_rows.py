@@ -8,7 +8,7 @@ accumulator is M_ROWS x BLOCK_N registers whatever the K step. Plain Triton pick
 spreads the 8 over threads (shuffles every step); Gluon lets the kernel say where each element lives.
 
 Measured on the six decode weights at two rows (results/2026-11-23-gemv-rows/, H100): 2.63-3.09 TB/s against
-2.46-3.03 for the swap-AB kernel. At four rows and more the FMA and conversion work per weight byte wins over the
+2.44-3.03 for the swap-AB kernel. At four rows and more the FMA and conversion work per weight byte wins over the
 short programs' balance and it falls behind (gemv.MAX_ROWS); a cp.async ring (bytes in flight out of the registers)
 was slower still, so what limits it there is the CUDA cores, not the loads in flight.
 """
@@ -22,7 +22,6 @@ from .hopper.partitions import allow_dependents, wait_for_prior_grid
 BLOCK_N = 4
 BLOCK_K = 1024
 NUM_WARPS = 4  # BLOCK_K / 8 = 128 threads: one 16-byte piece of each row per thread per step
-VEC = 8  # K elements per thread per step: 16 bytes of bf16/fp16
 
 
 @gluon.jit
@@ -41,8 +40,9 @@ def gemv_rows_kernel(x_ptr, w_ptr, y_ptr, bias_ptr, M, N, K, sxm, sxk, swn, sym,
                      M_ROWS: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr, HAS_BIAS: gl.constexpr,
                      EVEN_K: gl.constexpr, PDL: gl.constexpr, num_warps: gl.constexpr):
     # x (M, K) with any strides (M <= M_ROWS, a power of two); W (N, K) with unit stride along K; y (M, N).
-    VEC: gl.constexpr = 8
+    VEC: gl.constexpr = 8  # K elements per thread per step: 16 bytes of bf16/fp16
     CH: gl.constexpr = BLOCK_K // VEC
+    gl.static_assert(CH == 32 * num_warps, "one 8-element piece of each row per thread per step")
     L4: gl.constexpr = gl.BlockedLayout(size_per_thread=[M_ROWS, BLOCK_N, 1, VEC], threads_per_warp=[1, 1, 32, 1],
                                         warps_per_cta=[1, 1, num_warps, 1], order=[3, 2, 1, 0])
     LW: gl.constexpr = gl.SliceLayout(0, L4)  # weight pieces [BLOCK_N, CH, VEC]
@@ -64,10 +64,10 @@ def gemv_rows_kernel(x_ptr, w_ptr, y_ptr, bias_ptr, M, N, K, sxm, sxk, swn, sym,
     for k0 in range(0, K, BLOCK_K):
         if EVEN_K:
             w = gl.load(w_ptr + w_off + k0)
-            x = gl.load(x_ptr + x_off + k0 * sxk, mask=x_live, other=0.0)
+            x = gl.load(x_ptr + x_off + k0.to(gl.int64) * sxk, mask=x_live, other=0.0)
         else:
             w = gl.load(w_ptr + w_off + k0, mask=w_k < K - k0, other=0.0)
-            x = gl.load(x_ptr + x_off + k0 * sxk, mask=x_live & (x_k < K - k0), other=0.0)
+            x = gl.load(x_ptr + x_off + k0.to(gl.int64) * sxk, mask=x_live & (x_k < K - k0), other=0.0)
         # The fold over the thread's 8 K: adds inside the thread, in a fixed order (bitwise repeatable).
         acc += gl.sum(gl.expand_dims(w.to(gl.float32), 0) * gl.expand_dims(x.to(gl.float32), 1), axis=3)
     y = gl.sum(acc, axis=2)

@@ -98,7 +98,8 @@ class HopperPlan(NamedTuple):
 
 
 class GemvPlan(NamedTuple):
-    """A batch-1, one-row product run by the CUDA-core GEMV (heuristics.gemv_reason): operands read in place."""
+    """A batch-1 product of one or two rows run by a CUDA-core GEMV (heuristics.gemv_reason): operands read in
+    place."""
 
     config_reason: str
     launch: object  # kernels.gemv.GemvLaunch
