@@ -86,21 +86,17 @@ class GemvLaunch:
         if not 1 <= M <= MAX_ROWS:
             raise ValueError(f"the GEMV takes 1 to {MAX_ROWS} rows of x, got M={M}")
         self.ints = (M, N, K, a3.stride(1), a3.stride(2), b3.stride(2), c3.stride(1), c3.stride(2))
-        rows = 1 << (M - 1).bit_length()
         if M <= TRITON_MAX_ROWS:
-            self.grid = triton.cdiv(N, BLOCK_N)
-            constexprs = dict(M_ROWS=rows, BLOCK_N=BLOCK_N, BLOCK_K=BLOCK_K, HAS_BIAS=has_bias,
-                              EVEN_K=K % BLOCK_K == 0, PDL=_env.PDL)
-            self.kernel = CachedKernel(gemv_kernel, constexprs, num_warps=NUM_WARPS, maxnreg=None, pdl=_env.PDL,
-                                       num_warps_param=False)
+            fn, block_n, block_k, warps, warps_param = gemv_kernel, BLOCK_N, BLOCK_K, NUM_WARPS, False
         else:
             from . import gemv_rows as g
 
-            self.grid = triton.cdiv(N, g.BLOCK_N)
-            constexprs = dict(M_ROWS=rows, BLOCK_N=g.BLOCK_N, BLOCK_K=g.BLOCK_K, HAS_BIAS=has_bias,
-                              EVEN_K=K % g.BLOCK_K == 0, PDL=_env.PDL)
-            self.kernel = CachedKernel(g.gemv_rows_kernel, constexprs, num_warps=g.NUM_WARPS, maxnreg=None,
-                                       pdl=_env.PDL)
+            fn, block_n, block_k, warps, warps_param = g.gemv_rows_kernel, g.BLOCK_N, g.BLOCK_K, g.NUM_WARPS, True
+        self.grid = triton.cdiv(N, block_n)
+        constexprs = dict(M_ROWS=1 << (M - 1).bit_length(), BLOCK_N=block_n, BLOCK_K=block_k, HAS_BIAS=has_bias,
+                          EVEN_K=K % block_k == 0, PDL=_env.PDL)
+        self.kernel = CachedKernel(fn, constexprs, num_warps=warps, maxnreg=None, pdl=_env.PDL,
+                                   num_warps_param=warps_param)
 
     def launch(self, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, bias: torch.Tensor | None) -> None:
         args = (a, b, c, c if bias is None else bias) + self.ints

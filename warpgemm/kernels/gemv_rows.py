@@ -7,10 +7,10 @@ the swap-AB wgmma kernel. Here every thread owns 8 consecutive K of each of the 
 accumulator is M_ROWS x BLOCK_N registers whatever the K step. Plain Triton picks a layout for that fold that
 spreads the 8 over threads (shuffles every step); Gluon lets the kernel say where each element lives.
 
-Measured on the six decode weights at two rows (results/2026-11-23-gemv-rows/, H100): 2.63-3.09 TB/s against
-2.44-3.03 for the swap-AB kernel. At four rows and more the FMA and conversion work per weight byte wins over the
-short programs' balance and it falls behind (gemv.MAX_ROWS); a cp.async ring (bytes in flight out of the registers)
-was slower still, so what limits it there is the CUDA cores, not the loads in flight.
+Measured on the six decode weights at two rows (results/2026-11-23-gemv-rows/bench_decode_m2*.json, H100):
+2.61-3.09 TB/s against 2.44-3.03 for the swap-AB kernel. At four rows and more the FMA and conversion work per
+weight byte wins over the short programs' balance and it falls behind (gemv.MAX_ROWS); a cp.async ring (bytes in
+flight out of the registers) was slower still, so what limits it there is the CUDA cores, not the loads in flight.
 """
 from __future__ import annotations
 

@@ -129,9 +129,25 @@ def compile_group_gemm(tile: str, *, dtype=torch.bfloat16, b_kmajor=False, c_ali
     return triton.compile(src, target=SM90, options={"num_warps": warps})
 
 
+def _compile_gemv(fn, source_cls, block_n, block_k, warps, rows, dtype, out_dtype, K, has_bias, warps_param):
+    """One of the GEMVs as the launches (kernels/gemv.GemvLaunch) specialize it for the nn.Linear layout: x and W
+    rows contiguous along K, 16-byte aligned pointers, K and the row strides multiples of 16."""
+    constexprs = dict(M_ROWS=rows, BLOCK_N=block_n, BLOCK_K=block_k, HAS_BIAS=has_bias, EVEN_K=K % block_k == 0,
+                      PDL=True)
+    if warps_param:
+        constexprs["num_warps"] = warps
+    signature = {"x_ptr": _PTR_TYPES[dtype], "w_ptr": _PTR_TYPES[dtype], "y_ptr": _PTR_TYPES[out_dtype],
+                 "bias_ptr": _PTR_TYPES[dtype if has_bias else out_dtype], "M": "i32", "N": "i32", "K": "i32",
+                 "sxm": "i32", "sxk": "constexpr", "swn": "i32", "sym": "i32", "syn": "constexpr",
+                 **{k: "constexpr" for k in constexprs}}
+    aligned = {(i, ): [["tt.divisibility", 16]] for i, name in enumerate(signature)
+               if name in ("x_ptr", "w_ptr", "y_ptr", "bias_ptr", "K", "swn", "sxm")}
+    src = source_cls(fn, signature, constexprs={**constexprs, "sxk": 1, "syn": 1}, attrs=aligned)
+    return triton.compile(src, target=SM90, options={"num_warps": warps, "launch_pdl": True})
+
+
 def compile_gemv(*, dtype=torch.bfloat16, out_dtype=torch.bfloat16, K: int = 4096, has_bias=False):
-    """The plain-Triton GEMV (kernels/gemv.py) as the launches specialize it for the nn.Linear layout: x and W rows
-    contiguous along K, 16-byte aligned pointers, K and the weight's row stride multiples of 16."""
+    """The plain-Triton one-row GEMV (kernels/gemv.py)."""
     from triton.compiler import ASTSource
     from triton.runtime.jit import JITFunction
 
@@ -139,31 +155,14 @@ def compile_gemv(*, dtype=torch.bfloat16, out_dtype=torch.bfloat16, K: int = 409
 
     if not isinstance(gemv.gemv_kernel, JITFunction):
         raise RuntimeError("compile_gemv needs a process without TRITON_INTERPRET=1")
-    constexprs = dict(sxk=1, M_ROWS=1, BLOCK_N=gemv.BLOCK_N, BLOCK_K=gemv.BLOCK_K, HAS_BIAS=has_bias,
-                      EVEN_K=K % gemv.BLOCK_K == 0, PDL=True)
-    signature = {"x_ptr": _PTR_TYPES[dtype], "w_ptr": _PTR_TYPES[dtype], "y_ptr": _PTR_TYPES[out_dtype],
-                 "bias_ptr": _PTR_TYPES[dtype if has_bias else out_dtype], "M": "i32", "N": "i32", "K": "i32",
-                 "sxm": "i32", "sxk": "constexpr", "swn": "i32", "sym": "i32", "syn": "constexpr",
-                 **{k: "constexpr" for k in constexprs if k != "sxk"}}
-    constexprs["syn"] = 1
-    aligned = {(i, ): [["tt.divisibility", 16]] for i, name in enumerate(signature)
-               if name in ("x_ptr", "w_ptr", "y_ptr", "bias_ptr", "K", "swn")}
-    src = ASTSource(gemv.gemv_kernel, signature, constexprs=constexprs, attrs=aligned)
-    return triton.compile(src, target=SM90, options={"num_warps": gemv.NUM_WARPS, "launch_pdl": True})
+    return _compile_gemv(gemv.gemv_kernel, ASTSource, gemv.BLOCK_N, gemv.BLOCK_K, gemv.NUM_WARPS, 1, dtype,
+                         out_dtype, K, has_bias, warps_param=False)
 
 
 def compile_gemv_rows(*, dtype=torch.bfloat16, out_dtype=torch.bfloat16, K: int = 4096, has_bias=False,
                       rows: int = 2):
-    """The Gluon few-row GEMV (kernels/gemv_rows.py) as the launches specialize it for the nn.Linear layout."""
+    """The Gluon few-row GEMV (kernels/gemv_rows.py)."""
     from .. import gemv_rows as g
 
-    constexprs = dict(M_ROWS=rows, BLOCK_N=g.BLOCK_N, BLOCK_K=g.BLOCK_K, HAS_BIAS=has_bias,
-                      EVEN_K=K % g.BLOCK_K == 0, PDL=True, num_warps=g.NUM_WARPS)
-    signature = {"x_ptr": _PTR_TYPES[dtype], "w_ptr": _PTR_TYPES[dtype], "y_ptr": _PTR_TYPES[out_dtype],
-                 "bias_ptr": _PTR_TYPES[dtype if has_bias else out_dtype], "M": "i32", "N": "i32", "K": "i32",
-                 "sxm": "i32", "sxk": "constexpr", "swn": "i32", "sym": "i32", "syn": "constexpr",
-                 **{k: "constexpr" for k in constexprs}}
-    aligned = {(i, ): [["tt.divisibility", 16]] for i, name in enumerate(signature)
-               if name in ("x_ptr", "w_ptr", "y_ptr", "bias_ptr", "K", "swn", "sxm")}
-    src = GluonASTSource(g.gemv_rows_kernel, signature, constexprs={**constexprs, "sxk": 1, "syn": 1}, attrs=aligned)
-    return triton.compile(src, target=SM90, options={"num_warps": g.NUM_WARPS, "launch_pdl": True})
+    return _compile_gemv(g.gemv_rows_kernel, GluonASTSource, g.BLOCK_N, g.BLOCK_K, g.NUM_WARPS, rows, dtype,
+                         out_dtype, K, has_bias, warps_param=True)
