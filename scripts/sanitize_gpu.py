@@ -27,6 +27,14 @@ x = torch.randn(3, 130, 70, device="cuda", dtype=torch.bfloat16)
 w = torch.randn(90, 70, device="cuda", dtype=torch.bfloat16)
 warpgemm.linear(x, w, torch.randn(90, device="cuda", dtype=torch.bfloat16))
 warpgemm.matmul(x, w.T, out_dtype=torch.float32)
+# The one- and two-row GEMVs (kernels/gemv.py, kernels/gemv_rows.py): ragged N and K, bias, and x rows further apart
+# than K starting off 16-byte alignment.
+for rows in (1, 2):
+    for n, k in [(5, 7), (67, 1030), (33, 4099)]:
+        xs = torch.randn(rows, k + 24, device="cuda", dtype=torch.bfloat16)[:, 3:3 + k]
+        w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
+        warpgemm.linear(xs, w, torch.randn(n, device="cuda", dtype=torch.bfloat16))
+        warpgemm.linear(xs.contiguous(), w)
 for cfg in (None, SWEEP_CONFIGS[0], SWEEP_CONFIGS[4]):
     a = torch.randn(300, 1000, device="cuda")
     warpgemm.add(a, a, alpha=0.5, config=cfg)

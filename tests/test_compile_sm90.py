@@ -143,26 +143,6 @@ def test_gemm_kernels_wait_on_the_prior_grid_before_any_access():
         ptx = k.asm["ptx"]
         assert k.metadata.launch_pdl
         assert ptx.count("griddepcontrol.wait") >= 2 and "griddepcontrol.launch_dependents" in ptx
-        assert "cp.async.bulk.prefetch.L2" not in ptx  # off unless the config asks
-
-
-@pytest.mark.parametrize("swap_ab, b_kmajor", [(True, True), (False, True), (False, False)])
-def test_l2_prefetch_is_issued_before_the_wait_on_the_prior_grid(swap_ab, b_kmajor):
-    """The weight prefetch must come first in the producer, or it overlaps nothing; a grouped GEMM never gets it
-    (its scheduler reads the tile table, which the prior grid writes)."""
-    from warpgemm.config import GemmConfig
-
-    cfg = GemmConfig(64, 16, 256, 5, 4, swap_ab=True, l2_prefetch=8) if swap_ab else \
-        GemmConfig(64, 128, 64, 8, 4, l2_prefetch=8)
-    ptx = compile_gemm(cfg, b_kmajor=b_kmajor).asm["ptx"]
-    # The producer's code: the prefetch, then its wait, then the TMA loads (the consumer's code is elsewhere).
-    first_prefetch = ptx.find("cp.async.bulk.prefetch.L2.global")
-    assert first_prefetch >= 0
-    wait_after = ptx.find("griddepcontrol.wait", first_prefetch)
-    assert wait_after > 0 and "cp.async.bulk.tensor" not in ptx[first_prefetch:wait_after]
-    assert "cp.async.bulk.tensor" in ptx[wait_after:]
-    grouped = compile_gemm(cfg.replace(swap_ab=False, block_n=128), a_batched=False, b_batched=True, grouped=True)
-    assert "cp.async.bulk.prefetch.L2" not in grouped.asm["ptx"]
 
 
 _GROUP_COMPILE = """

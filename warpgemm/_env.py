@@ -30,11 +30,6 @@ if BACKEND not in ("auto", "portable", "hopper"):
 _PDL_SETTING = os.environ.get("WARPGEMM_PDL", "1").lower()
 PDL = _PDL_SETTING in _TRUE or _PDL_SETTING == "all"
 PDL_EVERYWHERE = _PDL_SETTING == "all"
-# Experiment switches (measurement only): WARPGEMM_PDL_TRIGGER=late releases the next kernel once a program's
-# producer has issued its last load (default: at entry); WARPGEMM_L2_WARM=n has swap-AB launches warm the first n
-# K steps of their first weight tile in L2 before the wait on the prior grid.
-PDL_LATE_TRIGGER = os.environ.get("WARPGEMM_PDL_TRIGGER", "entry").lower() == "late"
-L2_WARM_STEPS = int(os.environ.get("WARPGEMM_L2_WARM", "0"))
 
 _log = logging.getLogger("warpgemm")
 LOG_ENABLED = os.environ.get("WARPGEMM_LOG", "0").lower() in _TRUE

@@ -19,10 +19,6 @@ MAX_ACC_REGS = 128
 # The reducing part loads all parts' partials at once (CHUNK rows each): past 8 parts its registers spill.
 MAX_SPLIT_K = 8
 
-# L2 prefetch before the prior grid finishes: at most this many K steps of a tile (beyond it, what one wave of
-# programs asks for outgrows the 50 MB L2 and evicts itself).
-MAX_L2_PREFETCH = 64
-
 
 @dataclass(frozen=True)
 class GemmConfig:
@@ -47,10 +43,6 @@ class GemmConfig:
     swap_ab: False = C = A @ B; True = the kernel computes C^T = B^T @ A^T, so a tiny M lands on wgmma's narrow
         N side (block_n rows of A per tile) and the wide N on its 64-row side (block_m columns of C per tile);
         the transposed tile is written with ordinary stores.
-    l2_prefetch: 0 = off; n > 0 = before waiting on the kernel launched ahead of it on the stream (programmatic
-        dependent launch), each program asks L2 for the first n K steps of its first tile of the caller's B (the
-        weight). A prefetch only warms L2, which is coherent, so it is safe even if the prior kernel writes B; it
-        lets a weight-streaming GEMM start reading HBM while its predecessor drains.
     """
 
     block_m: int = 128
@@ -65,7 +57,6 @@ class GemmConfig:
     store_chunks: int = 1
     stream_k: bool = False
     swap_ab: bool = False
-    l2_prefetch: int = 0
 
     @property
     def name(self) -> str:
@@ -73,8 +64,7 @@ class GemmConfig:
                 f"_w{self.consumer_warps}_g{self.group_m}" + ("_pp" if self.consumers == 2 else "")
                 + (f"_sk{self.split_k}" if self.split_k > 1 else "")
                 + (f"_c{self.store_chunks}" if self.store_chunks > 1 else "")
-                + ("_streamk" if self.stream_k else "") + ("_swap" if self.swap_ab else "")
-                + (f"_pf{self.l2_prefetch}" if self.l2_prefetch else ""))
+                + ("_streamk" if self.stream_k else "") + ("_swap" if self.swap_ab else ""))
 
     def epilogue_buffers(self) -> int:
         if self.swap_ab:
@@ -150,8 +140,6 @@ def check_config(cfg: GemmConfig, in_dtype: torch.dtype, out_dtype: torch.dtype)
         return f"block_m={bm} is too small for {cfg.consumer_warps} consumer warps (needs >= {16 * cfg.consumer_warps})"
     if cfg.stages < 2 or cfg.stages > 12:
         return f"stages must be between 2 and 12, got {cfg.stages}"
-    if not 0 <= cfg.l2_prefetch <= MAX_L2_PREFETCH:
-        return f"l2_prefetch must be between 0 and {MAX_L2_PREFETCH} K steps, got {cfg.l2_prefetch}"
     if cfg.group_m < 1:
         return f"group_m must be >= 1, got {cfg.group_m}"
     if not (24 <= cfg.producer_regs <= 256 and cfg.producer_regs % 8 == 0):

@@ -62,8 +62,6 @@ def parse_config(text: str) -> GemmConfig:
             fields["stream_k"] = True
         elif p == "swap":
             fields["swap_ab"] = True
-        elif p.startswith("pf"):
-            fields["l2_prefetch"] = int(p[2:])
         elif p.startswith("sk"):
             fields["split_k"] = int(p[2:])
         elif p.startswith("c"):

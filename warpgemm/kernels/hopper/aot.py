@@ -59,7 +59,6 @@ def compile_gemm(cfg: GemmConfig, *, in_dtype=torch.bfloat16, out_dtype=torch.bf
     signature["semaphores_ptr"] = "*i32"
     signature["out_ptr"] = _PTR_TYPES[out_dtype]
     signature["group_table_ptr"] = "*i32"
-    signature["w_ptr"] = _PTR_TYPES[in_dtype]
     signature.update({k: "constexpr" for k in constexprs})
     signature["num_warps"] = "constexpr"
     # As the JIT specializes them for 16-byte aligned tensors (the launches' partial and output buffers are).

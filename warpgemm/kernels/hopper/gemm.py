@@ -64,8 +64,6 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
     return dict(A_KMAJOR=a_kmajor, B_KMAJOR=b_kmajor, A_BATCHED=a_batched, B_BATCHED=b_batched, HAS_BIAS=has_bias,
                 GROUP_M=cfg.group_m, STAGES=cfg.stages, SPLIT_K=cfg.split_k, CONSUMERS=cfg.consumers,
                 SWAP_AB=cfg.swap_ab,
-                L2_PREFETCH=0 if grouped else (cfg.l2_prefetch or (_env.L2_WARM_STEPS if cfg.swap_ab else 0)),
-                LATE_TRIGGER=_env.PDL_LATE_TRIGGER,
                 PRODUCER_REGS=cfg.producer_regs, CONSUMER_REGS=worker_consumer_regs(cfg),
                 SchedulerImpl=scheduler, EpilogueImpl=epilogue)
 
@@ -151,20 +149,19 @@ class GemmLaunch:
         else:
             partials, semaphores = unused_pointers(device)
         table = group_table if group_table is not None else semaphores
-        w = a if self.swap else b  # the caller's B (the weight), as the kernel's descriptor reads it
         if self.bound is not None and not launch_hooks_active():
             # The hot path: only the stream, the bases and the pointer arguments change between calls.
-            self.bound(stream, (a, b, c), (bias_arg, partials, semaphores, c, table, w))
+            self.bound(stream, (a, b, c), (bias_arg, partials, semaphores, c, table))
             return
         ga, gb, gc = self.a, self.b, self.c
 
         def full_args():
             return [full_desc(t, g.shape, g.strides, blk, nvmma_layout(blk, t.dtype))
                     for t, g, blk in ((a, ga, self.blocks[0]), (b, gb, self.blocks[1]), (c, gc, self.blocks[2]))
-                    ] + [bias_arg, partials, semaphores, c, table, w]
+                    ] + [bias_arg, partials, semaphores, c, table]
 
         light = (LightDesc(a, ga.shape, ga.strides), LightDesc(b, gb.shape, gb.strides),
-                 LightDesc(c, gc.shape, gc.strides), bias_arg, partials, semaphores, c, table, w)
+                 LightDesc(c, gc.shape, gc.strides), bias_arg, partials, semaphores, c, table)
         self.kernel.launch(self.grid, device, full_args, light)
         if self.bound is None:
             self.bound = self.kernel.bind(self.grid, light)

@@ -24,11 +24,11 @@ def accumulator_layout(block_m, block_n, num_warps):
 
 
 @gluon.jit
-def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr, w_ptr,  #
+def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,  #
                 A_KMAJOR: gl.constexpr, B_KMAJOR: gl.constexpr, A_BATCHED: gl.constexpr, B_BATCHED: gl.constexpr,
                 HAS_BIAS: gl.constexpr, GROUP_M: gl.constexpr, STAGES: gl.constexpr, SPLIT_K: gl.constexpr,
-                CONSUMERS: gl.constexpr, SWAP_AB: gl.constexpr, L2_PREFETCH: gl.constexpr, PRODUCER_REGS: gl.constexpr,
-                CONSUMER_REGS: gl.constexpr, LATE_TRIGGER: gl.constexpr,
+                CONSUMERS: gl.constexpr, SWAP_AB: gl.constexpr, PRODUCER_REGS: gl.constexpr,
+                CONSUMER_REGS: gl.constexpr,
                 SchedulerImpl: gl.constexpr, EpilogueImpl: gl.constexpr, num_warps: gl.constexpr):
     a_bufs = gl.allocate_shared_memory(a_desc.dtype, [STAGES] + a_desc.block_type.shape, a_desc.layout)
     b_bufs = gl.allocate_shared_memory(b_desc.dtype, [STAGES] + b_desc.block_type.shape, b_desc.layout)
@@ -39,22 +39,20 @@ def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, 
     for c in gl.static_range(2):
         mbarrier.init(turns.index(c), count=1)
     p = GemmOperands(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,
-                     w_ptr, a_bufs, b_bufs, ring, turns,
-                     A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB,
-                     L2_PREFETCH)
+                     a_bufs, b_bufs, ring, turns,
+                     A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB)
     acc_layout: gl.constexpr = accumulator_layout(p.block_m(), p.block_n(), num_warps)
-    if not LATE_TRIGGER:
-        allow_dependents()
+    allow_dependents()
     if CONSUMERS == 1:
         gl.warp_specialize([
             (wgmma_consumer, (p, SchedulerImpl, EpilogueImpl, acc_layout, 0)),
-            (tma_producer, (p, SchedulerImpl, LATE_TRIGGER)),
+            (tma_producer, (p, SchedulerImpl)),
         ], [1], [PRODUCER_REGS])
     else:
         gl.warp_specialize([
             (wgmma_consumer, (p, SchedulerImpl, EpilogueImpl, acc_layout, 0)),
             (wgmma_consumer, (p, SchedulerImpl, EpilogueImpl, acc_layout, 1)),
-            (tma_producer, (p, SchedulerImpl, LATE_TRIGGER)),
+            (tma_producer, (p, SchedulerImpl)),
         ], [num_warps, 1], [CONSUMER_REGS, PRODUCER_REGS])
     ring.release_all()
     for c in gl.static_range(2):

@@ -30,7 +30,6 @@ class GemmOperands:
     semaphores_ptr: gl.tensor
     out_ptr: gl.tensor
     group_table_ptr: gl.tensor
-    w_ptr: gl.tensor
     a_bufs: gl.shared_memory_descriptor
     b_bufs: gl.shared_memory_descriptor
     ring: BarrierRing
@@ -44,13 +43,11 @@ class GemmOperands:
     SPLIT_K: gl.constexpr
     CONSUMERS: gl.constexpr
     SWAP_AB: gl.constexpr
-    L2_PREFETCH: gl.constexpr
 
     @gluon.constexpr_function
     def __init__(self, a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,
-                 w_ptr, a_bufs, b_bufs, ring, turns,
-                 A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB,
-                 L2_PREFETCH):
+                 a_bufs, b_bufs, ring, turns,
+                 A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB):
         self.a_desc = a_desc
         self.b_desc = b_desc
         self.c_desc = c_desc
@@ -59,7 +56,6 @@ class GemmOperands:
         self.semaphores_ptr = semaphores_ptr
         self.out_ptr = out_ptr
         self.group_table_ptr = group_table_ptr
-        self.w_ptr = w_ptr
         self.a_bufs = a_bufs
         self.b_bufs = b_bufs
         self.ring = ring
@@ -73,7 +69,6 @@ class GemmOperands:
         self.SPLIT_K = gl.constexpr(SPLIT_K)
         self.CONSUMERS = gl.constexpr(CONSUMERS)
         self.SWAP_AB = gl.constexpr(SWAP_AB)
-        self.L2_PREFETCH = gl.constexpr(L2_PREFETCH)
 
     # Static tile shape, read off the operand descriptors' boxes (with SWAP_AB the output descriptor is C's, not
     # the product's: A is the caller's B transposed and the tile is stored transposed).
@@ -145,66 +140,9 @@ def allow_dependents():
 
 
 @gluon.jit
-def prefetch_rows_to_l2(ptrs, nbytes):
-    """cp.async.bulk.prefetch.L2: ask L2 for `nbytes` (a multiple of 16, skipped when <= 0) at each address."""
-    gl.inline_asm_elementwise(
-        "{ .reg .pred p; setp.gt.s32 p, $2, 0; @p cp.async.bulk.prefetch.L2.global [$1], $2; mov.u32 $0, 0; }",
-        "=r,l,r", [ptrs, nbytes], dtype=gl.int32, is_pure=False, pack=1)
-
-
-@gluon.jit
-def warm_weight_in_l2(p: GemmOperands, work, STEPS: gl.constexpr):
-    """Prefetch into L2 the first STEPS K steps of `work`'s box of the caller's B (the weight: the kernel's B, or
-    its A under SWAP_AB), one bulk prefetch per contiguous row of the box, clipped to the tensor.
-
-    Called before waiting on the prior grid. That is safe for any B: L2 is the point of coherence, so a line
-    fetched early is updated by a predecessor's later writes; the TMA loads, after the wait, read current data."""
-    BK: gl.constexpr = p.block_k()
-    if p.SWAP_AB:
-        desc = p.a_desc
-        KMAJOR: gl.constexpr = p.A_KMAJOR
-        BATCHED: gl.constexpr = p.A_BATCHED
-        BOX: gl.constexpr = p.block_m()
-        off = work.off_m
-    else:
-        desc = p.b_desc
-        KMAJOR: gl.constexpr = p.B_KMAJOR
-        BATCHED: gl.constexpr = p.B_BATCHED
-        BOX: gl.constexpr = p.block_n()
-        off = work.off_n
-    # The descriptor is (batch, outer, inner) with inner contiguous: (batch, N, K) when K-major, else (batch, K, N).
-    k0 = work.k_first * BK
-    if KMAJOR:
-        outer0 = off
-        outer_end = gl.minimum(off + BOX, desc.shape[1])
-        inner0 = k0
-        inner_n = gl.minimum(STEPS * BK, desc.shape[2] - k0)
-    else:
-        outer0 = k0
-        outer_end = gl.minimum(k0 + STEPS * BK, desc.shape[1])
-        inner0 = off
-        inner_n = gl.minimum(BOX, desc.shape[2] - off)
-    ITEM: gl.constexpr = desc.dtype.primitive_bitwidth // 8
-    # Whole 16-byte units only (a bulk prefetch's size): never past the row's last element.
-    nbytes = (inner_n * ITEM) // 16 * 16
-    batch = work.batch if BATCHED else 0
-    base = p.w_ptr + batch.to(gl.int64) * desc.strides[0] + inner0
-    lanes = gl.arange(0, 32, layout=gl.BlockedLayout([1], [32], [1], [0]))
-    sizes = gl.full([32], 0, gl.int32, lanes.type.layout) + nbytes
-    for r0 in range(outer0, outer_end, 32):
-        rows = gl.minimum(r0 + lanes, outer_end - 1)  # lanes past the end repeat the last row (harmless)
-        prefetch_rows_to_l2(base + rows.to(gl.int64) * desc.strides[1], sizes)
-
-
-@gluon.jit
-def tma_producer(p: GemmOperands, SchedulerImpl: gl.constexpr, LATE_TRIGGER: gl.constexpr = False):
+def tma_producer(p: GemmOperands, SchedulerImpl: gl.constexpr):
     BK: gl.constexpr = p.block_k()
     nbytes: gl.constexpr = p.a_desc.block_type.nbytes + p.b_desc.block_type.nbytes
-    if p.L2_PREFETCH > 0:
-        # Only with schedulers that read no global memory to place a program's first tile (never the grouped one).
-        first = p.scheduler(SchedulerImpl)
-        if first.local_count() > 0:
-            warm_weight_in_l2(p, first.work(0), p.L2_PREFETCH)
     wait_for_prior_grid()  # before the scheduler: a grouped GEMM's reads its tile table from global memory
     sched = p.scheduler(SchedulerImpl)
     pos = RingPosition.start(p.ring.num_slots)
@@ -230,8 +168,6 @@ def tma_producer(p: GemmOperands, SchedulerImpl: gl.constexpr, LATE_TRIGGER: gl.
             else:
                 tma.async_copy_global_to_shared(p.b_desc, [b_batch, k, off_n], bar, p.b_bufs.index(pos.index))
             pos = pos.next()
-    if LATE_TRIGGER:
-        allow_dependents()  # every load of this program is issued: the next kernel may be scheduled now
 
 
 @gluon.jit
