@@ -125,6 +125,24 @@ def test_repeated_calls_on_fresh_tensors():
         assert rel_error(warpgemm.matmul(a, b), matmul_reference(a, b)) < 1e-2
 
 
+def test_repeated_calls_keep_the_output_dtype():
+    """The eager fast path allocates the output itself (like the input when the dtypes agree): an fp32 output of
+    bf16 inputs and an fp16 linear must come back with their own dtype, contiguous, on the inputs' device."""
+    g = torch.Generator(device=DEV).manual_seed(13)
+    a, b = rand(129, 200, g=g), rand(200, 72, g=g)
+    x, w = rand(5, 256, g=g).half(), rand(96, 256, g=g).half()
+    for _ in range(3):  # the second call onwards goes through the recorded eager recipe
+        c = warpgemm.matmul(a, b, out_dtype=torch.float32)
+        assert c.dtype == torch.float32 and c.is_contiguous() and c.device == a.device
+        assert rel_error(c, matmul_reference(a, b)) < 1e-2
+        y = warpgemm.linear(x, w)
+        assert y.dtype == torch.float16 and y.shape == (5, 96) and y.is_contiguous()
+        assert rel_error(y, matmul_reference(x, w.T)) < 1e-2
+        y1 = warpgemm.linear(x[:1], w)  # one row: the GEMV
+        assert y1.dtype == torch.float16 and y1.shape == (1, 96)
+        assert rel_error(y1, matmul_reference(x[:1], w.T)) < 1e-2
+
+
 def test_column_split_of_the_last_wave():
     """Shapes whose last wave of 128x256 tiles is recut into a second launch of 128x128 tiles (heuristics.
     tail_split_columns): every layout, a ragged N (the tail launch's last tile is partial), bias, batches, and the
