@@ -6,26 +6,12 @@ back to back without L2 flushes; ours against F.linear in the same process.
 """
 import json
 import sys
-import time
 
 import torch
-import torch.nn.functional as F
 
-import warpgemm
-from warpgemm.bench.decode_bench import weight_copies
+from warpgemm.bench.decode_bench import linear_loops, weight_copies
 from warpgemm.bench.gemm_bench import environment
-from warpgemm.bench.timing import alternate, warm_gpu
-
-
-def issue_us(fn, loops=20):
-    """Host time to issue `loops` calls of fn, from an idle GPU, per call of fn."""
-    torch.cuda.synchronize()
-    start = time.perf_counter()
-    for _ in range(loops):
-        fn()
-    us = (time.perf_counter() - start) * 1e6 / loops
-    torch.cuda.synchronize()
-    return us
+from warpgemm.bench.timing import alternate, eager_ms, warm_gpu
 
 
 def main():
@@ -39,22 +25,15 @@ def main():
     for m in ms:
         x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
 
-        def ours():
-            for w in weights:
-                warpgemm.linear(x, w)
-
-        def theirs():
-            for w in weights:
-                F.linear(x, w)
-
+        ours, theirs = linear_loops(x, weights)
         for fn in (ours, theirs):
             for _ in range(50):
                 fn()
         e = alternate(ours, theirs, rounds=3)
         row = {"M": m, "N": n, "K": k, "copies": copies,
                "eager_us": e.ms_a * 1e3 / copies, "eager_us_baseline": e.ms_b * 1e3 / copies,
-               "issue_us": min(issue_us(ours) for _ in range(3)) / copies,
-               "issue_us_baseline": min(issue_us(theirs) for _ in range(3)) / copies}
+               "issue_us": min(eager_ms(ours, 20)[0] for _ in range(3)) * 1e3 / copies,
+               "issue_us_baseline": min(eager_ms(theirs, 20)[0] for _ in range(3)) * 1e3 / copies}
         row["eager_ratio"] = row["eager_us_baseline"] / row["eager_us"]
         rows.append(row)
         print(f"M={m:>3} {n}x{k}: eager {row['eager_us']:6.2f} vs {row['eager_us_baseline']:6.2f} us "

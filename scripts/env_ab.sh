@@ -3,7 +3,7 @@
 # one call per cold weight copy, ours against F.linear in the same process).
 #   AB_MODES="base:WARPGEMM_PDL=1 late:WARPGEMM_PDL_TRIGGER=late" bash scripts/env_ab.sh "$OUT"
 # Each mode is label:VAR=value[,VAR=value...]; each is run $AB_REPS times in turn.
-# Cases: M in $AB_M x (N, K) in $AB_SHAPES ("NxK,NxK").
+# Cases: M in $AB_M x (N, K) in $AB_SHAPES ("NxK,NxK"), plus $AB_EXTRA ("MxNxK,...": more single cases).
 source "$(dirname "$0")/gpu_env.sh" "$@"
 modes=${AB_MODES:?set AB_MODES}
 for rep in $(seq "${AB_REPS:-2}"); do
@@ -12,7 +12,7 @@ for rep in $(seq "${AB_REPS:-2}"); do
         IFS=, read -ra assigns <<< "${mode#*:}"
         env "${assigns[@]}" timeout "${AB_TIMEOUT:-250}" $py scripts/graph_mid_probe.py "$out/ab-${label}_run${rep}.json" \
             "${AB_M:-4,16,64}" auto "${AB_SHAPES:-4096x4096,14336x4096,4096x14336,8192x8192,28672x8192,8192x28672}" \
-            > "$out/ab-${label}_run${rep}.log" 2>&1 || tail -5 "$out/ab-${label}_run${rep}.log"
+            "${AB_EXTRA:-}" > "$out/ab-${label}_run${rep}.log" 2>&1 || tail -5 "$out/ab-${label}_run${rep}.log"
     done
 done
 $py - "$out" $(for m in $modes; do echo "${m%%:*}"; done) <<'PY'

@@ -3,29 +3,19 @@ copies (as `bench decode`'s eager column issues them).
 
     python scripts/host_breakdown.py [M N K] [OUT.json]
 
-Each piece is timed alone (time.perf_counter from an idle GPU, 20 loops over the copies), so the pieces add up to
-roughly the whole call. results/2026-11-23-eager/host_breakdown_*.json were taken with 100 loops, which filled the
+Each piece is timed alone (host time from an idle GPU, bench.timing.eager_ms, 20 loops over the copies), so the
+pieces add up to roughly the whole call. results/2026-11-23-eager/host_breakdown_*.json were taken with 100 loops, which filled the
 launch queue: their two "whole call" lines read the kernels' GPU time, not the host's (the pieces are right)."""
 import json
 import sys
-import time
 
 import torch
 import torch.nn.functional as F
 
 import warpgemm
 from warpgemm.bench.gemm_bench import environment
+from warpgemm.bench.timing import eager_ms
 from warpgemm.ops import api
-
-
-def per_call_us(fn, n):
-    torch.cuda.synchronize()
-    start = time.perf_counter()
-    for _ in range(n):
-        fn()
-    us = (time.perf_counter() - start) * 1e6 / n
-    torch.cuda.synchronize()
-    return us
 
 
 def main():
@@ -60,7 +50,7 @@ def main():
         for name, fn in pieces.items():
             for _ in range(20):
                 fn()
-            rows.setdefault(name, []).append(per_call_us(fn, 20) / len(ws))
+            rows.setdefault(name, []).append(eager_ms(fn, 20)[0] * 1e3 / len(ws))  # host time
     res = {name: min(v) for name, v in rows.items()}
     for name, us in res.items():
         print(f"{name:>32}: {us:6.2f} us")

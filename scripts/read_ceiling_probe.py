@@ -13,8 +13,7 @@ import torch.nn.functional as F
 import triton
 import triton.language as tl
 
-import warpgemm
-from warpgemm.bench.decode_bench import weight_copies
+from warpgemm.bench.decode_bench import linear_loops, weight_copies
 from warpgemm.bench.gemm_bench import environment
 from warpgemm.bench.timing import graph_rounds_us, warm_gpu
 
@@ -76,13 +75,7 @@ def main():
                 err = ((y.float() - ref[0]).norm() / ref[0].norm()).item()
                 assert err < 1e-2, (n, k, bn, bk, err)
 
-        def ours():
-            for w in weights:
-                warpgemm.linear(x, w)
-
-        def theirs():
-            for w in weights:
-                F.linear(x, w)
+        ours, theirs = linear_loops(x, weights)
         kernels["warpgemm.linear"] = ours
         kernels["F.linear"] = theirs
         nbytes = n * k * 2

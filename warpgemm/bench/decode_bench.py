@@ -34,6 +34,22 @@ def decode_cases(ms=DECODE_M):
     return [(m, n, k) for n, k in LLM_NK for m in ms]
 
 
+def linear_loops(x: torch.Tensor, weights: list, config=None):
+    """The two loops `bench decode` times: one warpgemm.linear (forced `config`, if any) and one F.linear per weight
+    copy."""
+    import warpgemm
+
+    def ours():
+        for w in weights:
+            warpgemm.linear(x, w, config=config)
+
+    def theirs():
+        for w in weights:
+            F.linear(x, w)
+
+    return ours, theirs
+
+
 def weight_copies(weight_bytes: int) -> int:
     """Enough copies that the ones cycled through between two uses of the same copy overflow L2 twice over."""
     return max(2, math.ceil(2 * L2_BYTES / weight_bytes) + 1)
@@ -73,14 +89,7 @@ def run_decode_suite(rounds: int = 5, rep_ms: int = 100, warmup_s: float = 3.0, 
         for cfg in dict.fromkeys(fit_to_rows(c, m) for c in configs) if configs else [None]:
             name = "gemv" if cfg is None and gemv_why else (cfg or chosen).name
 
-            def ours():
-                for w in weights:
-                    warpgemm.linear(x, w, config=cfg)
-
-            def theirs():
-                for w in weights:
-                    F.linear(x, w)
-
+            ours, theirs = linear_loops(x, weights, cfg)
             err = rel_error(warpgemm.linear(x, weights[0], config=cfg), want)
             torch.cuda.synchronize()
             g = alternate(ours, theirs, rounds=rounds, rep_ms=rep_ms, use_graph=True)
