@@ -186,31 +186,3 @@ def test_few_rows_run_the_gemv(m):
         graph.replay()
         torch.cuda.synchronize()
         assert torch.equal(out, warpgemm.linear(x, w))
-
-
-@pytest.mark.parametrize("m", [1, 3, 4, 8, 9, 16])
-def test_mma_gemv_kernel(m):
-    """The mma.sync GEMV launched directly: ragged N (rows past N read row 0 and are never stored), K a multiple of 8
-    but not of the program step, K = 8, x rows further apart than K, bias, fp16, fp32 out, NaN-filled outputs, every
-    warp/unroll shape the probes try; bitwise repeatable."""
-    from warpgemm.kernels.gemv_mma import GemvMmaLaunch
-
-    g = torch.Generator(device=DEV).manual_seed(41 + m)
-    for i, (n, k) in enumerate([(4096, 4096), (16, 8), (70, 136), (4103, 4000), (24000, 64), (3, 2056)]):
-        for dtype, out_dtype, has_bias in ((BF, BF, False), (BF, torch.float32, True), (torch.float16, torch.float16, True)):
-            xs = torch.randn(m, k + 8 * (i % 3), device=DEV, generator=g).to(dtype)
-            x = xs[:, :k]  # rows k + 0 / 8 / 16 elements apart
-            w = torch.randn(n, k, device=DEV, generator=g).to(dtype)
-            bias = torch.randn(n, device=DEV, generator=g).to(dtype) if has_bias else None
-            want = x.double() @ w.double().T + (0 if bias is None else bias.double())
-            for warps, unroll in ((8, 4), (4, 4), (4, 8), (8, 2)):
-                y = torch.full((m, n), float("nan"), device=DEV, dtype=out_dtype)
-                launch = GemvMmaLaunch(x.unsqueeze(0), w.t().unsqueeze(0), y.unsqueeze(0), has_bias,
-                                       num_warps=warps, unroll=unroll)
-                launch.launch(x, w, y, bias)
-                err = ((y.double() - want).norm() / want.norm()).item()
-                tol = 1e-5 if out_dtype == torch.float32 else 1e-2
-                assert err < tol, (m, n, k, dtype, out_dtype, warps, unroll, err)
-                again = torch.full_like(y, float("nan"))
-                launch.launch(x, w, again, bias)
-                assert torch.equal(y, again), (m, n, k, warps, unroll)
