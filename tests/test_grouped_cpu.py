@@ -4,7 +4,7 @@ import pytest
 import torch
 
 import warpgemm
-from warpgemm.kernels.group_table import TABLE_HEADER, build_group_table, table_slots
+from warpgemm.kernels.group_table import ENTRY, TABLE_HEADER, build_group_table, table_slots
 
 BF = torch.bfloat16
 
@@ -31,9 +31,13 @@ def test_row_tile_table_sanitizes_offsets(offs, rows):
         assert table.numel() == table_slots(rows, len(offs), bm)
         t = table.tolist()
         h = TABLE_HEADER
-        got = [tuple(t[h + 3 * i:h + 3 + 3 * i]) for i in range(t[0])]
+        got = [tuple(t[h + ENTRY * i:h + ENTRY * (i + 1)]) for i in range(t[0])]
         want = _table_reference(offs, rows, bm)
-        assert got == want
+        assert [e[:3] for e in got] == want
+        # Each entry also names its group's first row tile and row-tile count (the GEMM's bands stay in a group).
+        for i, (g, _, _, first, count) in enumerate(got):
+            mine = [j for j, e in enumerate(want) if e[0] == g]
+            assert (first, count) == (mine[0], len(mine)) and first <= i < first + count
         assert t[1] == len({g for g, _, _ in want})  # groups with at least one row
 
 

@@ -5,14 +5,15 @@ group's rows are cut into BLOCK_M-row tiles; the table lists them all:
 
     table[0]            R, the number of row tiles
     table[1]            the number of groups with at least one row
-    table[2 + 3r : +3]  (group, first row, end row) of row tile r
+    table[2 + 5r : +5]  (group, first row, end row, the group's first row tile, its number of row tiles) of
+                        row tile r (the last two let the GEMM cut its tile order into bands that stay in one group)
 
 R == table[1] means no group has a second row tile: no weight panel is read by two tiles, and the GEMM is a
 stream of the experts' weights (the Hopper GEMM may then pick a streaming tile on the device: scheduler.py).
 
 Offsets are sanitized on the way, so bad ones can never send a tile outside the output: each end is raised to
 the previous end (a decreasing offset makes an empty group), clamped to [0, rows]. Correct offsets pass unchanged.
-The table needs TABLE_HEADER + 3 * (cdiv(rows, BLOCK_M) + groups) int32 slots at most.
+The table needs TABLE_HEADER + ENTRY * (cdiv(rows, BLOCK_M) + groups) int32 slots at most.
 
 A plain Triton kernel (one program, groups in chunks): it also runs under the interpreter on CPU. On the GPU it
 is launched with programmatic dependent launch: it lets a GEMM that reads the table with it (swap-AB ones:
@@ -30,7 +31,9 @@ from .hopper.launch import CachedKernel
 
 
 TABLE_HEADER = 2  # int32 slots before the first row tile's entry
+ENTRY = 5  # int32 slots per row tile
 _HEADER = tl.constexpr(TABLE_HEADER)
+_ENTRY = tl.constexpr(ENTRY)
 
 
 @triton.jit
@@ -62,10 +65,12 @@ def group_row_tiles_kernel(offs_ptr, num_groups, rows, table_ptr, BLOCK_M: tl.co
         first = last - tiles
         for j in range(tl.max(tiles, 0)):
             has = j < tiles
-            entry = table_ptr + _HEADER + 3 * (first + j)
+            entry = table_ptr + _HEADER + _ENTRY * (first + j)
             tl.store(entry, idx, mask=has)
             tl.store(entry + 1, starts + j * BLOCK_M, mask=has)
             tl.store(entry + 2, ends, mask=has)
+            tl.store(entry + 3, first, mask=has)
+            tl.store(entry + 4, tiles, mask=has)
         carry_end = tl.max(tl.where(live, ends, 0), 0)
         carry_tiles = tl.max(tl.where(live, last, 0), 0)
         nonempty += tl.sum((tiles > 0).to(tl.int32), 0)
@@ -75,7 +80,7 @@ def group_row_tiles_kernel(offs_ptr, num_groups, rows, table_ptr, BLOCK_M: tl.co
 
 def table_slots(rows: int, num_groups: int, block_m: int) -> int:
     # Plain integer arithmetic: triton.cdiv is a constexpr function, several us of host time per call.
-    return TABLE_HEADER + 3 * (-(-rows // block_m) + num_groups)
+    return TABLE_HEADER + ENTRY * (-(-rows // block_m) + num_groups)
 
 
 # (device, BLOCK_M, BLOCK_G, PDL, offs 16-byte aligned) -> CachedKernel: after the first call the launch skips
