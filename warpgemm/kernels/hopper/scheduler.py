@@ -189,11 +189,13 @@ class ExpertTileScheduler:
     num_k: gl.tensor
     table_ptr: gl.tensor
     BLOCK_N: gl.constexpr  # columns of C per tile (B's columns: the product's M side under swap-AB)
+    ROW_TILE: gl.constexpr  # rows of A per row tile of the table
     GROUP_M: gl.constexpr
     SWAP_AB: gl.constexpr
 
     @gluon.constexpr_function
-    def __init__(self, first, step, num_units, tiles_m, tiles_n, num_k, table_ptr, BLOCK_N, GROUP_M, SWAP_AB):
+    def __init__(self, first, step, num_units, tiles_m, tiles_n, num_k, table_ptr, BLOCK_N, ROW_TILE, GROUP_M,
+                 SWAP_AB):
         self.first = first
         self.step = step
         self.num_units = num_units
@@ -202,6 +204,7 @@ class ExpertTileScheduler:
         self.num_k = num_k
         self.table_ptr = table_ptr
         self.BLOCK_N = gl.constexpr(BLOCK_N)
+        self.ROW_TILE = gl.constexpr(ROW_TILE)
         self.GROUP_M = gl.constexpr(GROUP_M)
         self.SWAP_AB = gl.constexpr(SWAP_AB)
 
@@ -212,6 +215,7 @@ class ExpertTileScheduler:
     @gluon.jit
     def make(p, WHEN: gl.constexpr):
         BLOCK_C: gl.constexpr = p.block_m() if p.SWAP_AB else p.block_n()
+        ROW_TILE: gl.constexpr = p.block_n() if p.SWAP_AB else p.block_m()
         tiles_m = gl.load(p.group_table_ptr)
         if WHEN != _ALWAYS:
             streaming = tiles_m == gl.load(p.group_table_ptr + 1)
@@ -221,7 +225,7 @@ class ExpertTileScheduler:
                 tiles_m = gl.where(streaming, 0, tiles_m)
         tiles_n = gl.cdiv(p.c_desc.shape[2], BLOCK_C)
         return ExpertTileScheduler(gl.program_id(0), gl.num_programs(0), tiles_m * tiles_n, tiles_m, tiles_n,
-                                   p.num_k_steps(), p.group_table_ptr, BLOCK_C, p.GROUP_M, p.SWAP_AB)
+                                   p.num_k_steps(), p.group_table_ptr, BLOCK_C, ROW_TILE, p.GROUP_M, p.SWAP_AB)
 
     @gluon.jit
     def local_count(self):
@@ -234,19 +238,22 @@ class ExpertTileScheduler:
         # that held the last tiles of one group and the first of the next would have its programs read the column
         # panels of two groups' B at once (measured: E128 T65536 skewed 3% faster, the rest within +-1.5%;
         # results/2026-11-23-group-bands/). Every row tile owns tiles_n units, so the units before a band are its
-        # first row tile x tiles_n, and unit t lies in the band of row tile t // tiles_n.
+        # first row tile x tiles_n, and unit t lies in the band of row tile t // tiles_n. The band is in r's group,
+        # so r's entry gives the group, its end and (offset by whole row tiles) the tile's first row: one round of
+        # independent loads per unit.
         r = t // self.tiles_n
-        here = self.table_ptr + _TABLE_HEADER + _ENTRY * r
-        group_first = gl.load(here + 3)
+        entry = self.table_ptr + _TABLE_HEADER + _ENTRY * r
+        group = gl.load(entry)
+        r_row = gl.load(entry + 1)
+        end = gl.load(entry + 2)
+        group_first = gl.load(entry + 3)
+        group_tiles = gl.load(entry + 4)
         band_first = group_first + (r - group_first) // self.GROUP_M * self.GROUP_M
-        band_rows = gl.minimum(gl.load(here + 4) - (band_first - group_first), self.GROUP_M)
+        band_rows = gl.minimum(group_tiles - (band_first - group_first), self.GROUP_M)
         within = t - band_first * self.tiles_n
         tile_m = band_first + within % band_rows
         tile_n = within // band_rows
-        entry = self.table_ptr + _TABLE_HEADER + _ENTRY * tile_m
-        group = gl.load(entry)
-        row = gl.load(entry + 1)
-        end = gl.load(entry + 2)
+        row = r_row + (tile_m - r) * self.ROW_TILE
         if self.SWAP_AB:
             # The product's rows are C's columns; its columns are the row tile's rows of A (and of C).
             off_m = tile_n * self.BLOCK_N
