@@ -8,7 +8,7 @@ import triton
 import warpgemm.kernels.hopper.gemm as gm
 from warpgemm.heuristics import LARGE
 from warpgemm.kernels.group_table import build_group_table
-from warpgemm.kernels.hopper import epilogue as ep, scheduler as sc
+from warpgemm.kernels.hopper import epilogue as ep, expert_scheduler as es, scheduler as sc
 from warpgemm.kernels.hopper import tma_operands as tma
 
 T, K, N = 16384, 14336, 4096
@@ -24,8 +24,8 @@ import sys  # noqa: E402
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from _probe_epilogues import MaskedOnly  # noqa: E402
 
-for sched, epi in [(sc.ExpertTileScheduler, ep.RowBoundStoreEpilogue), (sc.ExpertTileScheduler, ep.TmaStoreEpilogue),
-                   (sc.ExpertTileScheduler, MaskedOnly),
+for sched, epi in [(es.ExpertTileScheduler, ep.RowBoundStoreEpilogue), (es.ExpertTileScheduler, ep.TmaStoreEpilogue),
+                   (es.ExpertTileScheduler, MaskedOnly),
                    (sc.GroupedTileScheduler, MaskedOnly), (sc.GroupedTileScheduler, ep.TmaStoreEpilogue)]:
     def patched(*args, _s=sched, _e=epi, **kw):
         d = orig(*args, **kw)

@@ -28,13 +28,16 @@ for cfg in CANDIDATES:
 
 @pytest.mark.parametrize("cfg", [c for c in SHIPPED_CONFIGS if not c.stream_k], ids=lambda c: c.name)
 @pytest.mark.parametrize("b_kmajor", [False, True])
-def test_grouped_variant_compiles_clean(cfg, b_kmajor, tmp_path):
-    """The MoE form: table scheduler and row-bounded stores, still no spills. Under swap-AB the kernel's A is the
-    experts' weight (batched by group) and its B the tokens."""
+@pytest.mark.parametrize("offs_table", [False, True], ids=["table", "offs"])
+def test_grouped_variant_compiles_clean(cfg, b_kmajor, offs_table, tmp_path):
+    """The MoE form: a table scheduler (or one counting row tiles from offs) and row-bounded stores, still no
+    spills. Under swap-AB the kernel's A is the experts' weight (batched by group) and its B the tokens."""
     if cfg.swap_ab:
-        kernel = compile_gemm(cfg, a_batched=True, b_batched=False, a_kmajor=b_kmajor, grouped=True)
+        kernel = compile_gemm(cfg, a_batched=True, b_batched=False, a_kmajor=b_kmajor, grouped=True,
+                              offs_table=offs_table)
     else:
-        kernel = compile_gemm(cfg, a_batched=False, b_batched=True, b_kmajor=b_kmajor, grouped=True)
+        kernel = compile_gemm(cfg, a_batched=False, b_batched=True, b_kmajor=b_kmajor, grouped=True,
+                              offs_table=offs_table)
     r = inspect_compiled(kernel, "grouped", str(tmp_path))
     assert r.has_wgmma and r.has_tma_load and r.has_setmaxnreg
     assert r.stack_bytes == 0 and r.local_bytes == 0, f"register spills: {r}"
@@ -45,7 +48,7 @@ def test_device_dispatched_grouped_pair_compiles_clean(tmp_path):
     """The two GEMMs grouped_mm may launch on one table (ops/grouped.py, streaming_config), each with its run
     condition on the table."""
     from warpgemm.heuristics import GROUPED_LARGE, GROUPED_STREAM
-    from warpgemm.kernels.hopper.scheduler import RUN_IF_REUSED, RUN_IF_STREAMING
+    from warpgemm.kernels.hopper.expert_scheduler import RUN_IF_REUSED, RUN_IF_STREAMING
 
     for cfg, when in ((GROUPED_STREAM, RUN_IF_STREAMING), (GROUPED_LARGE, RUN_IF_REUSED)):
         kernel = compile_gemm(cfg, a_batched=False, b_batched=True, grouped=True, when=when)

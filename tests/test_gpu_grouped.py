@@ -164,6 +164,30 @@ def test_bad_offsets_never_write_outside(cfg):
         assert torch.allclose(out[:covered].float(), want[:covered], rtol=2e-2, atol=2e-1), bad
 
 
+@pytest.mark.parametrize("cfg", [None, DECODE[16]], ids=["default", "swap"])
+@pytest.mark.parametrize("groups", [64, 65], ids=["offs_in_kernel", "table_kernel"])
+def test_row_tiles_from_offs_or_table_with_strided_and_bad_offsets(groups, cfg):
+    """Up to 64 groups the GEMM counts its row tiles from offs itself; past that a table kernel does it first. Both
+    must read a strided offs view correctly and sanitize bad offsets the same way."""
+    g = torch.Generator(device=DEV).manual_seed(14)
+    sizes = torch.randint(0, 40, (groups,), generator=torch.Generator().manual_seed(14)).tolist()
+    sizes[3] = sizes[-1] = 0
+    T, K, N = sum(sizes) + 5, 64, 96
+    a, b = rand(T, K, g=g), rand(groups, K, N, g=g)
+    offs = offsets(sizes)
+    strided = torch.zeros(2 * groups, device=DEV, dtype=torch.int32)
+    strided[::2] = offs
+    check(a, b, strided[::2], config=cfg)
+    bad = offs.clone()
+    bad[10], bad[20], bad[-2] = bad[9] - 7, -3, 1 << 30
+    guard = torch.full((T + 64, N), float("nan"), device=DEV, dtype=BF)
+    out = guard[32:32 + T]
+    warpgemm.grouped_mm(a, b, bad, out=out, config=cfg)
+    assert guard[:32].isnan().all() and guard[32 + T:].isnan().all()
+    want, covered = reference(a, b, bad)
+    assert torch.allclose(out[:covered].float(), want[:covered], rtol=2e-2, atol=2e-1)
+
+
 @pytest.mark.parametrize("cfg", [None, DECODE[32]], ids=["default", "swap"])
 def test_cuda_graph_replays_with_new_offsets(cfg):
     g = torch.Generator(device=DEV).manual_seed(5)

@@ -137,7 +137,7 @@ def planned_name(a: torch.Tensor, b: torch.Tensor, out_dtype: torch.dtype | None
 
 class _DispatchedLaunch:
     """Two grouped GEMMs on one row-tile table, of which exactly one does the work: the first runs only when no
-    group has a second row tile, the second only otherwise (kernels/hopper/scheduler.py, RUN_*). The choice is
+    group has a second row tile, the second only otherwise (kernels/hopper/expert_scheduler.py, RUN_*). The choice is
     made on the device, so nothing synchronizes and a CUDA graph replays correctly whatever offs holds; the GEMM
     that has nothing to do costs one near-empty launch (its programs read two table entries and exit)."""
 
@@ -157,6 +157,7 @@ class _GroupedPlan(NamedTuple):
     b_copy: int
     c_staged: bool
     launch: object
+    offs_table: bool  # the launch reads offs as its table (no table kernel)
 
 
 _PLANS: dict[tuple, _GroupedPlan] = {}
@@ -165,7 +166,7 @@ _PLANS: dict[tuple, _GroupedPlan] = {}
 def _plan(a3, b, c3, config) -> _GroupedPlan:
     from ..kernels.hopper import tma_operands as tma
     from ..kernels.hopper.gemm import GemmLaunch
-    from ..kernels.hopper.scheduler import RUN_IF_REUSED, RUN_IF_STREAMING
+    from ..kernels.hopper.expert_scheduler import OFFS_GROUPS_MAX, RUN_IF_REUSED, RUN_IF_STREAMING
 
     key = (a3.shape, a3.stride(), b.shape, b.stride(), c3.shape, c3.stride(), a3.dtype, c3.dtype,
            a3.data_ptr() % 16 == 0, b.data_ptr() % 16 == 0, c3.data_ptr() % 16 == 0, c3.device.index, config)
@@ -192,8 +193,13 @@ def _plan(a3, b, c3, config) -> _GroupedPlan:
         c_geom = tma.padded_geometry(c3.shape, c3.element_size(), 2)
     num_sms, groups = _env.sms_for(c3.device), b.shape[0]
     stream = None if config else streaming_config(cfg, a3.shape[1], groups, a3.dtype, c3.dtype)
+    offs_table = False
     if stream is None:
-        launch = GemmLaunch(cfg, a_geom, b_geom, c_geom, False, True, False, num_sms, groups=groups)
+        # Few groups: the GEMM counts the row tiles from offs itself, so no table kernel runs before it (one kernel
+        # and one buffer less per call, and the GEMM waits only on the kernel that wrote offs).
+        offs_table = groups <= OFFS_GROUPS_MAX
+        launch = GemmLaunch(cfg, a_geom, b_geom, c_geom, False, True, False, num_sms, groups=groups,
+                            offs_table=offs_table)
     else:
         launch = _DispatchedLaunch(
             GemmLaunch(stream, a_geom, b_geom, c_geom, False, True, False, num_sms, groups=groups,
@@ -201,7 +207,7 @@ def _plan(a3, b, c3, config) -> _GroupedPlan:
             GemmLaunch(cfg, a_geom, b_geom, c_geom, False, True, False, num_sms, groups=groups, when=RUN_IF_REUSED))
     if len(_PLANS) > 1024:
         _PLANS.clear()
-    plan = _PLANS[key] = _GroupedPlan(cfg, a_copy, b_copy, c_staged, launch)
+    plan = _PLANS[key] = _GroupedPlan(cfg, a_copy, b_copy, c_staged, launch, offs_table)
     return plan
 
 
@@ -227,8 +233,13 @@ def _hopper_tokens_by_group(a, b, offs, out, config, keep_rows: bool) -> None:
             # Where the rows past offs[-1] start is known only on the device: the staging buffer starts as a copy
             # of out, so the copy back writes what was there.
             c.copy_(c3)
-    # Row tiles hold block_m rows of A, or block_n under swap-AB (A's rows on the product's column side).
-    table = build_group_table(offs, a.shape[0], plan.config.block_n if plan.config.swap_ab else plan.config.block_m)
+    # Both kernels read offs element by element from its base: a strided view is copied (on the device, no sync).
+    offs = offs if offs.stride(0) == 1 else offs.contiguous()
+    if plan.offs_table:
+        table = offs
+    else:
+        # Row tiles hold block_m rows of A, or block_n under swap-AB (A's rows on the product's column side).
+        table = build_group_table(offs, a.shape[0], plan.config.block_n if plan.config.swap_ab else plan.config.block_m)
     plan.launch.launch(a_in, b_in, c, None, table)
     if plan.c_staged:
         c3.copy_(c)

@@ -11,7 +11,8 @@ from ...heuristics import persistent_grid
 from .epilogue import RowBoundStoreEpilogue, RowBoundTransposedEpilogue, TmaStoreEpilogue, TransposedStoreEpilogue
 from .gemm_kernel import gemm_kernel
 from .partial_sums import PartialSumEpilogue
-from .scheduler import EXPERT_SCHEDULERS, RUN_ALWAYS, GroupedTileScheduler, StreamKScheduler
+from .expert_scheduler import EXPERT_SCHEDULERS, RUN_ALWAYS, OffsExpertScheduler
+from .scheduler import GroupedTileScheduler, StreamKScheduler
 from .launch import CachedKernel, LightDesc, full_desc, launch_hooks_active, nvmma_layout
 from .scratch import split_k_scratch, unused_pointers
 from .. import stream_k_plan
@@ -47,13 +48,17 @@ def _at(t: torch.Tensor, elems: int) -> torch.Tensor:
 
 
 def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched: bool, b_batched: bool,
-                      has_bias: bool, grouped: bool = False, when: int = RUN_ALWAYS) -> dict:
+                      has_bias: bool, grouped: bool = False, when: int = RUN_ALWAYS,
+                      offs_table: bool = False) -> dict:
     """The constexpr arguments of `gemm_kernel` for one variant (shared with the offline compile checks).
 
     grouped: the MoE form, A's rows in groups by a device table, B batched by group, row-bounded stores.
-    when: the grouped GEMM's run condition on the table (scheduler.RUN_*)."""
+    when: the grouped GEMM's run condition on the table (expert_scheduler.RUN_*). offs_table: the kernel reads offs
+    itself instead of a table (expert_scheduler.OffsExpertScheduler: at most OFFS_GROUPS_MAX groups, RUN_ALWAYS)."""
     if grouped:
-        scheduler = EXPERT_SCHEDULERS[when]
+        if offs_table and when != RUN_ALWAYS:
+            raise ValueError("a grouped GEMM that counts its row tiles from offs runs always (when=RUN_ALWAYS)")
+        scheduler = OffsExpertScheduler if offs_table else EXPERT_SCHEDULERS[when]
         epilogue = RowBoundTransposedEpilogue if cfg.swap_ab else RowBoundStoreEpilogue
     else:
         scheduler = StreamKScheduler if cfg.stream_k else GroupedTileScheduler
@@ -88,10 +93,11 @@ class GemmLaunch:
 
     def __init__(self, cfg: GemmConfig, a: TmaGeometry, b: TmaGeometry, c: TmaGeometry, a_batched: bool,
                  b_batched: bool, has_bias: bool, num_sms: int, groups: int = 0, when: int = RUN_ALWAYS,
-                 pdl: bool | None = None):
+                 pdl: bool | None = None, offs_table: bool = False):
         """a, b, c: the caller's operands (c = a @ b). groups > 0: the grouped (MoE) form over that many groups;
         tiles are counted on the device, so the grid is sized for the most there can be. when: the grouped form's
-        run condition on the device table (scheduler.RUN_*). pdl: programmatic dependent launch (default:
+        run condition on the device table (expert_scheduler.RUN_*). offs_table: the grouped kernel is handed offs
+        as its table and counts the row tiles itself. pdl: programmatic dependent launch (default:
         launch_uses_pdl)."""
         self.swap = cfg.swap_ab
         self.bound = None  # the prepared eager launch (launch.BoundLaunch), after the first launch
@@ -127,7 +133,7 @@ class GemmLaunch:
         num_warps, maxnreg = launch_warps(cfg)
         self.kernel = CachedKernel(gemm_kernel,
                                    kernel_constexprs(cfg, a_kmajor, b_kmajor, a_batched, b_batched, has_bias,
-                                                     grouped=groups > 0, when=when),
+                                                     grouped=groups > 0, when=when, offs_table=offs_table),
                                    num_warps, maxnreg,
                                    pdl=launch_uses_pdl(cfg) if pdl is None else pdl and _env.PDL)
 
@@ -138,7 +144,7 @@ class GemmLaunch:
     def launch(self, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, bias: torch.Tensor | None,
                group_table: torch.Tensor | None = None) -> None:
         """Launch on the current device and stream. `bias`, when given, is a contiguous (N,) float tensor;
-        `group_table` (grouped form only) comes from kernels.group_table."""
+        `group_table` (grouped form only) comes from kernels.group_table, or is offs itself (offs_table)."""
         bias_arg = bias if bias is not None else c
         if self.swap:
             a, b = b, a

@@ -8,15 +8,12 @@ walks the same units. The interface the kernels rely on:
     sched = Scheduler.create(p)   # p: partitions.GemmOperands
     for i in range(sched.local_count()):
         work = sched.work(i)      # a WorkItem
+
+The grouped (MoE) GEMM's schedulers are in expert_scheduler.py.
 """
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.language.core import _aggregate as aggregate
-
-from ..group_table import ENTRY, TABLE_HEADER
-
-_TABLE_HEADER = gl.constexpr(TABLE_HEADER)
-_ENTRY = gl.constexpr(ENTRY)
 
 
 @aggregate
@@ -151,151 +148,6 @@ class GroupedTileScheduler:
     def tile_parts(self, tile):
         first = tile * self.SPLIT_K
         return self.SPLIT_K, first, first, 1
-
-
-# When an expert-tile GEMM runs (the WHEN of ExpertTileScheduler.make): grouped_mm may launch two GEMMs of different
-# tiles on one table, of which exactly one does the work, chosen on the device from the table (no host sync).
-RUN_ALWAYS = 0
-RUN_IF_STREAMING = 1  # only if no group has a second row tile (every weight panel is read once: a weight stream)
-RUN_IF_REUSED = 2  # only otherwise
-_ALWAYS = gl.constexpr(RUN_ALWAYS)
-_IF_STREAMING = gl.constexpr(RUN_IF_STREAMING)
-_IF_REUSED = gl.constexpr(RUN_IF_REUSED)
-
-
-@aggregate
-class ExpertTileScheduler:
-    """Tiles of a grouped GEMM whose groups are row ranges of A (the MoE forward: tokens sorted by expert).
-
-    The rows of every group are cut into BLOCK_M-row tiles by a small kernel run just before (group_table.py),
-    which writes, without any host synchronization, the number of row tiles R, the number of groups with rows, and
-    for each row tile r its group, first row and end row. The GEMM walks the R x tiles_n tiles in the grouped
-    order, with bands cut at group boundaries; each tile multiplies its rows of A by its group's B and writes only
-    rows < end.
-
-    Under swap-AB (few rows per group: the kernel computes C^T = B[g]^T A^T) the same walk holds, but a row tile
-    is the product's column tile (BLOCK_N rows of A on wgmma's narrow side) and the tiles across are BLOCK_M of
-    B's columns on wgmma's 64-row side. The row tiles of one group are adjacent in the table, so the programs
-    running at once read each (group, column panel) of B from memory once and share it in L2.
-
-    make(p, WHEN) (RUN_*): a GEMM whose condition the table does not meet has no units; its programs exit at once.
-    """
-
-    first: gl.tensor
-    step: gl.tensor
-    num_units: gl.tensor
-    tiles_m: gl.tensor
-    tiles_n: gl.tensor
-    num_k: gl.tensor
-    table_ptr: gl.tensor
-    BLOCK_N: gl.constexpr  # columns of C per tile (B's columns: the product's M side under swap-AB)
-    ROW_TILE: gl.constexpr  # rows of A per row tile of the table
-    GROUP_M: gl.constexpr
-    SWAP_AB: gl.constexpr
-
-    @gluon.constexpr_function
-    def __init__(self, first, step, num_units, tiles_m, tiles_n, num_k, table_ptr, BLOCK_N, ROW_TILE, GROUP_M,
-                 SWAP_AB):
-        self.first = first
-        self.step = step
-        self.num_units = num_units
-        self.tiles_m = tiles_m
-        self.tiles_n = tiles_n
-        self.num_k = num_k
-        self.table_ptr = table_ptr
-        self.BLOCK_N = gl.constexpr(BLOCK_N)
-        self.ROW_TILE = gl.constexpr(ROW_TILE)
-        self.GROUP_M = gl.constexpr(GROUP_M)
-        self.SWAP_AB = gl.constexpr(SWAP_AB)
-
-    @gluon.jit
-    def create(p):
-        return ExpertTileScheduler.make(p, _ALWAYS)
-
-    @gluon.jit
-    def make(p, WHEN: gl.constexpr):
-        BLOCK_C: gl.constexpr = p.block_m() if p.SWAP_AB else p.block_n()
-        ROW_TILE: gl.constexpr = p.block_n() if p.SWAP_AB else p.block_m()
-        tiles_m = gl.load(p.group_table_ptr)
-        if WHEN != _ALWAYS:
-            streaming = tiles_m == gl.load(p.group_table_ptr + 1)
-            if WHEN == _IF_STREAMING:
-                tiles_m = gl.where(streaming, tiles_m, 0)
-            else:
-                tiles_m = gl.where(streaming, 0, tiles_m)
-        tiles_n = gl.cdiv(p.c_desc.shape[2], BLOCK_C)
-        return ExpertTileScheduler(gl.program_id(0), gl.num_programs(0), tiles_m * tiles_n, tiles_m, tiles_n,
-                                   p.num_k_steps(), p.group_table_ptr, BLOCK_C, ROW_TILE, p.GROUP_M, p.SWAP_AB)
-
-    @gluon.jit
-    def local_count(self):
-        return gl.maximum(gl.cdiv(self.num_units - self.first, self.step), 0)
-
-    @gluon.jit
-    def work(self, i):
-        t = self.first + i * self.step
-        # Bands of GROUP_M row tiles, walked column by column, as grouped_order, but cut at group boundaries: a band
-        # that held the last tiles of one group and the first of the next would have its programs read the column
-        # panels of two groups' B at once (measured: E128 T65536 skewed 3% faster, the rest within +-1.5%;
-        # results/2026-11-23-group-bands/). Every row tile owns tiles_n units, so the units before a band are its
-        # first row tile x tiles_n, and unit t lies in the band of row tile t // tiles_n. The band is in r's group,
-        # so r's entry gives the group, its end and (offset by whole row tiles) the tile's first row: one round of
-        # independent loads per unit.
-        r = t // self.tiles_n
-        entry = self.table_ptr + _TABLE_HEADER + _ENTRY * r
-        group = gl.load(entry)
-        r_row = gl.load(entry + 1)
-        end = gl.load(entry + 2)
-        group_first = gl.load(entry + 3)
-        group_tiles = gl.load(entry + 4)
-        band_first = group_first + (r - group_first) // self.GROUP_M * self.GROUP_M
-        band_rows = gl.minimum(group_tiles - (band_first - group_first), self.GROUP_M)
-        within = t - band_first * self.tiles_n
-        tile_m = band_first + within % band_rows
-        tile_n = within // band_rows
-        row = r_row + (tile_m - r) * self.ROW_TILE
-        if self.SWAP_AB:
-            # The product's rows are C's columns; its columns are the row tile's rows of A (and of C).
-            off_m = tile_n * self.BLOCK_N
-            off_n = row
-        else:
-            off_m = row
-            off_n = tile_n * self.BLOCK_N
-        return WorkItem(group, off_m, off_n, t, t * 0, t * 0, self.num_k, end)
-
-
-@aggregate
-class StreamingExpertScheduler:
-    """ExpertTileScheduler that runs only when no group has a second row tile (RUN_IF_STREAMING)."""
-
-    unused: gl.constexpr
-
-    @gluon.constexpr_function
-    def __init__(self):
-        self.unused = gl.constexpr(0)
-
-    @gluon.jit
-    def create(p):
-        return ExpertTileScheduler.make(p, _IF_STREAMING)
-
-
-@aggregate
-class ReusedExpertScheduler:
-    """ExpertTileScheduler that runs only when some group has several row tiles (RUN_IF_REUSED)."""
-
-    unused: gl.constexpr
-
-    @gluon.constexpr_function
-    def __init__(self):
-        self.unused = gl.constexpr(0)
-
-    @gluon.jit
-    def create(p):
-        return ExpertTileScheduler.make(p, _IF_REUSED)
-
-
-EXPERT_SCHEDULERS = {RUN_ALWAYS: ExpertTileScheduler, RUN_IF_STREAMING: StreamingExpertScheduler,
-                     RUN_IF_REUSED: ReusedExpertScheduler}
 
 
 @gluon.jit
