@@ -32,13 +32,13 @@ PDL = _PDL_SETTING in _TRUE or _PDL_SETTING == "all"
 PDL_EVERYWHERE = _PDL_SETTING == "all"
 
 _log = logging.getLogger("warpgemm")
-LOG_ENABLED = os.environ.get("WARPGEMM_LOG", "0").lower() in _TRUE
-if LOG_ENABLED and not _log.handlers:
-    _handler = logging.StreamHandler(sys.stderr)
-    _handler.setFormatter(logging.Formatter("[warpgemm] %(message)s"))
-    _log.addHandler(_handler)
-    _log.setLevel(logging.INFO)
-    _log.propagate = False
+class _CurrentStderr(logging.StreamHandler):
+    """Writes to whatever sys.stderr is when a record is emitted, not the stream of the moment logging was turned
+    on: notebooks and test runners swap sys.stderr, and a handler holding an old one logs into nowhere."""
+
+    def emit(self, record):
+        self.stream = sys.stderr
+        super().emit(record)
 
 
 def set_logging(enabled: bool) -> None:
@@ -46,11 +46,15 @@ def set_logging(enabled: bool) -> None:
     global LOG_ENABLED
     LOG_ENABLED = bool(enabled)
     if enabled and not _log.handlers:
-        handler = logging.StreamHandler(sys.stderr)
+        handler = _CurrentStderr()
         handler.setFormatter(logging.Formatter("[warpgemm] %(message)s"))
         _log.addHandler(handler)
         _log.propagate = False
     _log.setLevel(logging.INFO if enabled else logging.WARNING)
+
+
+LOG_ENABLED = False
+set_logging(os.environ.get("WARPGEMM_LOG", "0").lower() in _TRUE)
 
 
 def log(msg: str) -> None:
