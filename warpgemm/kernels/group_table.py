@@ -8,7 +8,8 @@ group's rows are cut into BLOCK_M-row tiles; the table lists them all:
     table[2 + 5r : +5]  (group, first row, end row, the group's first row tile, its number of row tiles) of
                         row tile r (the last two let the GEMM cut its tile order into bands that stay in one group)
 
-R == table[1] means no group has a second row tile: no weight panel is read by two tiles, and the GEMM is a
+Used for more than 64 groups (expert_scheduler.OFFS_GROUPS_MAX): with fewer the GEMM counts its row tiles from offs
+itself. R == table[1] means no group has a second row tile: no weight panel is read by two tiles, and the GEMM is a
 stream of the experts' weights (the Hopper GEMM may then pick a streaming tile on the device: scheduler.py).
 
 Offsets are sanitized on the way, so bad ones can never send a tile outside the output: each end is raised to

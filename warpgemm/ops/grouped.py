@@ -3,9 +3,10 @@
 Forms (G groups; `offs` an int32 tensor of cumulative END offsets, on the operands' device):
 - 2-D x 3-D, the MoE forward: a (T, K) tokens sorted by group, b (G, K, N) (or (G, N, K).transpose(-2, -1)),
   rows [offs[g-1], offs[g]) of the (T, N) output use b[g]; tokens are read in place when row-major, else copied
-  first (_plan says why). On Hopper: one launch of a small kernel that cuts the groups into row tiles on the
-  device (kernels/group_table.py), then one persistent GEMM over all of them (a swap-AB GEMM launches under the
-  table kernel: programmatic dependent launch; a plain-tile one after it: kernels/hopper/gemm.launch_uses_pdl).
+  first (_plan says why). On Hopper, up to 64 groups: one persistent GEMM that cuts the groups into row tiles
+  itself from offs (kernels/hopper/expert_scheduler.py); past 64: one launch of a small kernel that writes the row
+  tiles to a table on the device (kernels/group_table.py), then the GEMM over all of them (a swap-AB GEMM launches
+  under the table kernel: programmatic dependent launch; a plain-tile one after it: gemm.launch_uses_pdl).
   With a few rows per group (decode-time MoE) the GEMM runs swap-AB: 64 of the expert's output columns on wgmma's
   wide side, 32 of the group's rows on its narrow side (`grouped_config`). With 64+ groups of at most 128 rows on
   average, two GEMMs are launched on the table and the device runs one: a weight-streaming tile if no group has a
