@@ -178,6 +178,9 @@ def test_row_tiles_from_offs_or_table_with_strided_and_bad_offsets(groups, cfg):
     strided = torch.zeros(2 * groups, device=DEV, dtype=torch.int32)
     strided[::2] = offs
     check(a, b, strided[::2], config=cfg)
+    shifted = torch.cat([offs[:1], offs])[1:]  # contiguous, 4 bytes past a 16-byte boundary
+    assert shifted.data_ptr() % 16
+    check(a, b, shifted, config=cfg)
     bad = offs.clone()
     bad[10], bad[20], bad[-2] = bad[9] - 7, -3, 1 << 30
     guard = torch.full((T + 64, N), float("nan"), device=DEV, dtype=BF)
@@ -186,6 +189,14 @@ def test_row_tiles_from_offs_or_table_with_strided_and_bad_offsets(groups, cfg):
     assert guard[:32].isnan().all() and guard[32 + T:].isnan().all()
     want, covered = reference(a, b, bad)
     assert torch.allclose(out[:covered].float(), want[:covered], rtol=2e-2, atol=2e-1)
+
+
+def test_no_groups_leaves_every_row_unwritten():
+    g = torch.Generator(device=DEV).manual_seed(15)
+    a, b = rand(40, 64, g=g), rand(0, 64, 32, g=g)
+    out = torch.full((40, 32), float("nan"), device=DEV, dtype=BF)
+    warpgemm.grouped_mm(a, b, torch.zeros(0, device=DEV, dtype=torch.int32), out=out)
+    assert out.isnan().all()
 
 
 @pytest.mark.parametrize("cfg", [None, DECODE[32]], ids=["default", "swap"])

@@ -32,6 +32,8 @@ PDL = _PDL_SETTING in _TRUE or _PDL_SETTING == "all"
 PDL_EVERYWHERE = _PDL_SETTING == "all"
 
 _log = logging.getLogger("warpgemm")
+
+
 class _CurrentStderr(logging.StreamHandler):
     """Writes to whatever sys.stderr is when a record is emitted, not the stream of the moment logging was turned
     on: notebooks and test runners swap sys.stderr, and a handler holding an old one logs into nowhere."""
@@ -54,7 +56,8 @@ def set_logging(enabled: bool) -> None:
 
 
 LOG_ENABLED = False
-set_logging(os.environ.get("WARPGEMM_LOG", "0").lower() in _TRUE)
+if os.environ.get("WARPGEMM_LOG", "0").lower() in _TRUE:
+    set_logging(True)  # unset: the logger's level stays whatever the application gave it
 
 
 def log(msg: str) -> None:

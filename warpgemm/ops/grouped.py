@@ -3,10 +3,11 @@
 Forms (G groups; `offs` an int32 tensor of cumulative END offsets, on the operands' device):
 - 2-D x 3-D, the MoE forward: a (T, K) tokens sorted by group, b (G, K, N) (or (G, N, K).transpose(-2, -1)),
   rows [offs[g-1], offs[g]) of the (T, N) output use b[g]; tokens are read in place when row-major, else copied
-  first (_plan says why). On Hopper, up to 64 groups: one persistent GEMM that cuts the groups into row tiles
-  itself from offs (kernels/hopper/expert_scheduler.py); past 64: one launch of a small kernel that writes the row
-  tiles to a table on the device (kernels/group_table.py), then the GEMM over all of them (a swap-AB GEMM launches
-  under the table kernel: programmatic dependent launch; a plain-tile one after it: gemm.launch_uses_pdl).
+  first (_plan says why). On Hopper, up to 64 groups and one GEMM: the GEMM cuts the groups into row tiles itself
+  from offs (kernels/hopper/expert_scheduler.py); otherwise (past 64 groups, or the device-dispatched pair below)
+  a small kernel first writes the row tiles to a table on the device (kernels/group_table.py), then the GEMM walks
+  them (a swap-AB GEMM launches under the table kernel: programmatic dependent launch; a plain-tile one after it:
+  gemm.launch_uses_pdl).
   With a few rows per group (decode-time MoE) the GEMM runs swap-AB: 64 of the expert's output columns on wgmma's
   wide side, 32 of the group's rows on its narrow side (`grouped_config`). With 64+ groups of at most 128 rows on
   average, two GEMMs are launched on the table and the device runs one: a weight-streaming tile if no group has a
@@ -234,8 +235,10 @@ def _hopper_tokens_by_group(a, b, offs, out, config, keep_rows: bool) -> None:
             # Where the rows past offs[-1] start is known only on the device: the staging buffer starts as a copy
             # of out, so the copy back writes what was there.
             c.copy_(c3)
-    # Both kernels read offs element by element from its base: a strided view is copied (on the device, no sync).
-    offs = offs if offs.stride(0) == 1 else offs.contiguous()
+    # Both kernels read offs element by element from its base, and a launch is compiled for the pointer alignment
+    # of its first call: a strided or misaligned view (offs_all[::2], cumsum[1:]) is copied (on the device, no sync).
+    if offs.stride(0) != 1 or offs.data_ptr() % 16:
+        offs = offs.contiguous() if offs.stride(0) != 1 else offs.clone()
     if plan.offs_table:
         table = offs
     else:
@@ -315,6 +318,8 @@ def grouped_mm(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor | None = Non
         return out
     if a.shape[1] == 0:
         return out.zero_()
+    if a.dim() == 2 and b.shape[0] == 0:
+        return out  # no groups: every row is past the last group's end (unwritten, as documented above)
     from .gemm_impl import select_path
 
     if select_path(device).path == "hopper":

@@ -11,7 +11,7 @@ from ...heuristics import persistent_grid
 from .epilogue import RowBoundStoreEpilogue, RowBoundTransposedEpilogue, TmaStoreEpilogue, TransposedStoreEpilogue
 from .gemm_kernel import gemm_kernel
 from .partial_sums import PartialSumEpilogue
-from .expert_scheduler import EXPERT_SCHEDULERS, RUN_ALWAYS, OffsExpertScheduler
+from .expert_scheduler import EXPERT_SCHEDULERS, OFFS_GROUPS_MAX, RUN_ALWAYS, OffsExpertScheduler
 from .scheduler import GroupedTileScheduler, StreamKScheduler
 from .launch import CachedKernel, LightDesc, full_desc, launch_hooks_active, nvmma_layout
 from .scratch import split_k_scratch, unused_pointers
@@ -99,6 +99,9 @@ class GemmLaunch:
         run condition on the device table (expert_scheduler.RUN_*). offs_table: the grouped kernel is handed offs
         as its table and counts the row tiles itself. pdl: programmatic dependent launch (default:
         launch_uses_pdl)."""
+        if offs_table and not 0 < groups <= OFFS_GROUPS_MAX:
+            # The kernel holds at most OFFS_GROUPS_MAX groups' offsets: later groups' rows would never be written.
+            raise ValueError(f"offs_table needs 1 to {OFFS_GROUPS_MAX} groups, got {groups}")
         self.swap = cfg.swap_ab
         self.bound = None  # the prepared eager launch (launch.BoundLaunch), after the first launch
         if self.swap:
