@@ -189,8 +189,9 @@ def _running_sum(a, b):
 
 @gluon.jit
 def _total(x):
-    # gl.reduce with this module's combine function, not gl.sum: under TRITON_INTERPRET (the CPU test process)
-    # triton.language's own combine functions are interpreter objects that a Gluon compile cannot call.
+    # gl.reduce with this module's combine function, not gl.sum: in the CPU test process (TRITON_INTERPRET=1) the
+    # offline compile of this scheduler with gl.sum failed ("Unsupported function referenced: InterpretedFunction",
+    # triton.language's combine function); this form compiles there and on the GPU alike.
     return gl.reduce(x, 0, _running_sum)
 
 
