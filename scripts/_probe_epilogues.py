@@ -1,10 +1,11 @@
-"""Epilogue variants for scripts/grouped_overhead_probe.py and scripts/grouped_store_probe.py (measurement only:
-TmaEveryTile writes wrong values on purpose)."""
+"""Epilogue variants for scripts/grouped_overhead_probe.py, scripts/grouped_store_probe.py and
+scripts/split_cost_probe.py (measurement only: TmaEveryTile and the Split* variants write wrong values on purpose)."""
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.language.core import _aggregate as aggregate
 
 from warpgemm.kernels.hopper.epilogue import RowBoundStoreEpilogue
+from warpgemm.kernels.hopper.partial_sums import PartialSumEpilogue
 
 
 @aggregate
@@ -46,6 +47,66 @@ class TmaEveryTile:
     @gluon.jit
     def store(self, acc, work):
         self.inner.out.store_tile(acc, 0, work.off_m, work.off_n)
+
+    @gluon.jit
+    def drain(self):
+        self.inner.drain()
+
+
+@aggregate
+class SplitNoPartials:
+    """Split-K units that each store their own accumulator as the tile (wrong sums): what the schedule costs
+    without any partial sums, i.e. a split whose reduction were free."""
+    inner: PartialSumEpilogue
+
+    @gluon.constexpr_function
+    def __init__(self, inner):
+        self.inner = inner
+
+    @gluon.jit
+    def create(p, sched):
+        return SplitNoPartials(PartialSumEpilogue.create(p, sched))
+
+    @gluon.jit
+    def store(self, acc, work):
+        self.inner.out.store_tile(acc, work.batch, work.off_m, work.off_n)
+
+    @gluon.jit
+    def drain(self):
+        self.inner.drain()
+
+
+@aggregate
+class SplitStoreOnly:
+    """Split-K units that write their fp32 partial and count themselves; the last stores its own accumulator
+    instead of the sum (wrong sums): the partial stores and the semaphore without the reduction's reads."""
+    inner: PartialSumEpilogue
+
+    @gluon.constexpr_function
+    def __init__(self, inner):
+        self.inner = inner
+
+    @gluon.jit
+    def create(p, sched):
+        return SplitStoreOnly(PartialSumEpilogue.create(p, sched))
+
+    @gluon.jit
+    def store(self, acc, work):
+        e = self.inner
+        parts, first, base, step = e.sched.tile_parts(work.tile)
+        BLOCK_M: gl.constexpr = acc.type.shape[0]
+        BLOCK_N: gl.constexpr = acc.type.shape[1]
+        layout: gl.constexpr = acc.type.layout
+        rows = gl.arange(0, BLOCK_M, layout=gl.SliceLayout(1, layout))
+        cols = gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, layout))
+        offsets = gl.expand_dims(rows, 1) * BLOCK_N + gl.expand_dims(cols, 0)
+        slot = e.sched.partial_slot(work)
+        gl.store(e.partials_ptr + slot.to(gl.int64) * (BLOCK_M * BLOCK_N) + offsets, acc)
+        gl.thread_barrier()
+        arrived = gl.atomic_add(e.semaphores_ptr + work.tile, 1, sem="acq_rel", scope="gpu")
+        if arrived == parts - 1:
+            e.out.store_tile(acc, work.batch, work.off_m, work.off_n)
+            gl.atomic_xchg(e.semaphores_ptr + work.tile, 0, sem="relaxed", scope="gpu")
 
     @gluon.jit
     def drain(self):
