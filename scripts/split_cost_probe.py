@@ -1,6 +1,7 @@
 """What a split-K tile would cost with a free reduction, on the few-row `mid` shapes (M = 128-256).
 
-    PYTHONPATH=. python3 scripts/split_cost_probe.py OUT.json
+    PYTHONPATH=. python3 scripts/split_cost_probe.py OUT.json            # mid shapes, do_bench as `bench mid`
+    PYTHONPATH=. python3 scripts/split_cost_probe.py OUT.json --decode   # swap-AB tiles, timed as `bench decode`
 
 Each split config runs three ways (scripts/_probe_epilogues.py; wrong sums by design, timing only):
   full         the shipped partial-sum epilogue (fp32 partials, semaphore, the last part sums them in order)
@@ -31,7 +32,47 @@ SPLITS = ["64x128x64_s8_w4_g8_sk2", "128x128x64_s6_w4_g8_sk2", "128x128x64_s6_w4
 VARIANTS = {"full": gemm_mod.PartialSumEpilogue, "store_only": SplitStoreOnly, "no_partials": SplitNoPartials}
 
 
+DECODE = [(4096, 4096, 4, "64x16x256_s5_w4_g8_swap"), (4096, 4096, 16, "64x16x256_s5_w4_g8_swap"),
+          (14336, 4096, 4, "64x16x256_s5_w4_g8_swap")]
+
+
+def decode_main(out_path: str) -> None:
+    """The swap-AB decode tiles split in K (2 and 4 parts) three ways, against whole tiles and F.linear, timed as
+    `bench decode` times: CUDA-graph replay of one call per cold weight copy."""
+    from warpgemm.bench.decode_bench import weight_copies
+    from warpgemm.bench.timing import graph_rounds_us
+
+    warm_gpu(2.0)
+    rows = []
+    real = gemm_mod.PartialSumEpilogue
+    for n, k, m, whole in DECODE:
+        copies = weight_copies(n * k * 2)
+        weights = [torch.randn(n, k, device="cuda", dtype=torch.bfloat16) for _ in range(copies)]
+        x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+        for split in (2, 4):
+            cfg = parse_config(f"{whole}_sk{split}")
+            for variant, cls in VARIANTS.items():
+                gemm_mod.PartialSumEpilogue = cls
+                api._RECIPES.clear()
+                gemm_impl._PLANS.clear()
+                fns = {"split": lambda: [warpgemm.matmul(x, w.T, config=cfg) for w in weights],
+                       "warpgemm.linear": lambda: [warpgemm.linear(x, w) for w in weights],
+                       "F.linear": lambda: [torch.nn.functional.linear(x, w) for w in weights]}
+                ts = {name: min(t) for name, t in graph_rounds_us(fns, per_call=copies).items()}
+                rows.append({"M": m, "N": n, "K": k, "config": cfg.name, "variant": variant, "us": ts["split"],
+                             "us_whole": ts["warpgemm.linear"], "us_f_linear": ts["F.linear"]})
+                print(f"{m:>2}x{n}x{k} {cfg.name:>30} {variant:>11} {ts['split']:6.2f} us  whole "
+                      f"{ts['warpgemm.linear']:6.2f}  F.linear {ts['F.linear']:6.2f}", flush=True)
+        weights = x = None
+        torch.cuda.empty_cache()
+    gemm_mod.PartialSumEpilogue = real
+    with open(out_path, "w") as f:
+        json.dump({"probe": "split_cost_decode", "environment": environment(), "rows": rows}, f, indent=2)
+
+
 def main() -> None:
+    if "--decode" in sys.argv:
+        return decode_main(sys.argv[1])
     warm_gpu(2.0)
     rows = []
     real = gemm_mod.PartialSumEpilogue
