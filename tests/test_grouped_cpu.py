@@ -175,7 +175,10 @@ def test_grouped_tile_choice_follows_groups_and_rows():
     assert grouped_config(16384, 8, bf, bf) == LARGE_TALL_BANDS  # few large experts, 128 tile-rows: 16-row bands
     assert grouped_config(1024, 8, bf, bf) == LARGE             # 8 tile-rows in all: 8-row bands
     assert grouped_config(1536, 32, bf, bf) == SMALL            # 48 rows per group: 64-row tiles
-    assert grouped_config(4096, 64, bf, bf) == SMALL            # 64
+    assert grouped_config(4096, 64, bf, bf) == GROUPED_NARROW_N  # 64 groups of 64 rows: a weight stream
+    assert grouped_config(2048, 64, bf, bf) == SMALL            # 32 rows per group: 64-row tiles still
+    assert grouped_config(4000, 63, bf, bf) == SMALL            # 63 groups: 64-row tiles
+    assert grouped_config(8192, 256, bf, torch.float32) == SMALL  # NARROW_N's fp32 epilogue does not fit
     assert GROUPED_SWAP.swap_ab                                 # <= 16: weight streaming, swap-AB
     # N = 1408 leaves most of the last 256-wide column empty: 128-wide tiles with 128-deep K steps.
     assert grouped_config(8192, 64, bf, bf, 1408) == GROUPED_NARROW_N

@@ -84,7 +84,9 @@ GROUPED_LARGE = LARGE.replace(group_m=4)
 # tiles mostly empty (N = 1408: 6 columns of 256 hold 1536; 11 of 128 hold it exactly). The 128-deep step reads 256
 # contiguous bytes of each weight row per load, which streams weights better than 128 (E64 T8192 K2048 N1408:
 # 0.99/1.01/1.03x -> 1.01/1.06/1.12x torch._grouped_mm for uniform/skewed/empty routing; 128x128x64 tiles were
-# 0.89 where 128x256 made 1.07: results/2026-11-22-moe-swap/moe_bk128_probe*.json).
+# 0.89 where 128x256 made 1.07: results/2026-11-22-moe-swap/moe_bk128_probe*.json). Also for 64+ groups of 33-64
+# rows on average, any N: 3-8% faster than the 64x128 tile there, uniform or skewed
+# (results/2026-11-24-moe-sparse/moe_sparse_*.json).
 GROUPED_NARROW_N = GemmConfig(block_m=128, block_n=128, block_k=128, stages=3, consumer_warps=4, group_m=4)
 # grouped_mm with few rows per group (decode-time MoE, weight streaming): swap-AB with 32 of a group's rows per tile
 # (results/2026-11-22-moe-swap/moe_swap_probe.json: 1.01-1.17x torch._grouped_mm on 15 cases of 1-16 mean rows per

@@ -90,7 +90,8 @@ def grouped_config(rows: int, groups: int, in_dtype, out_dtype, n: int = 0) -> G
     torch._grouped_mm, geomean of 9: results/2026-11-22-power/moe_e8_group_m.json).
     With a few rows per group (decode-time MoE) the call streams the experts' weights: swap-AB puts 64 weight
     columns on wgmma's wide side and 32 rows of a group on its narrow side (GROUPED_SWAP). With 64+ groups and an
-    N that leaves 5% or more of the 256-wide tiles' columns empty (but not of 128-wide ones), GROUPED_NARROW_N."""
+    N that leaves 5% or more of the 256-wide tiles' columns empty (but not of 128-wide ones), GROUPED_NARROW_N; also
+    with 64+ groups of 33-64 rows on average."""
     mean = rows / max(groups, 1)
     if groups >= 64:
         large = GROUPED_LARGE
@@ -102,6 +103,11 @@ def grouped_config(rows: int, groups: int, in_dtype, out_dtype, n: int = 0) -> G
         large = GROUPED_NARROW_N
     if mean <= GROUPED_SWAP_MEAN_ROWS:
         order = (GROUPED_SWAP, SMALL, MEDIUM)
+    elif mean <= 64 and groups >= 64 and mean > 32:
+        # Many experts with 33-64 rows each on average (most of them one row tile): the weight stream is the work,
+        # and 128x128 tiles with 128-deep K steps read it 3-8% faster than 64x128 ones, skewed or not
+        # (results/2026-11-24-moe-sparse/moe_sparse_*.json); at 17-32 rows the two are within +-3%.
+        order = (GROUPED_NARROW_N, SMALL, MEDIUM)
     elif mean <= 64:
         order = (SMALL, MEDIUM)
     else:
