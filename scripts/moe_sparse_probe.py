@@ -1,12 +1,14 @@
-"""Which tile serves a MoE call whose experts all fit one row tile but hold well under 128 tokens each?
+"""Which tile serves a MoE call whose many experts hold well under 128 tokens each?
 
     PYTHONPATH=. python3 scripts/moe_sparse_probe.py OUT.json
+    MEANS=20,32 python3 scripts/moe_sparse_probe.py OUT.json             # other mean rows per expert
+    ROUTING=skewed MEANS=48,64 python3 scripts/moe_sparse_probe.py OUT.json
 
-grouped_mm sends calls where no expert has a second 128-row tile to the weight-streaming tile (128x256x128 s2 c4),
-chosen on uniform routings of exactly 128 tokens an expert. moe_split_probe.py found 128x128x128 faster on the
-one-tile experts of skewed routings (tens of tokens each). Here: random top-1 routings with 24-96 tokens an
-expert on average (multinomial, so no expert reaches 129; MEANS=128: exactly 128 each), the shipped dispatch against forced tiles and
-torch._grouped_mm, do_bench (L2 flushed), 3 alternating rounds.
+64-256 experts; by default random top-1 routings with MEANS tokens an expert on average (multinomial, redrawn until
+no expert exceeds 128, so every expert fits one row tile; 128: exactly 128 each), or with ROUTING=skewed
+`bench moe`'s log-normal shares (big experts included). grouped_mm's own choice ("auto") against each candidate
+tile forced (the weight-streaming 128x256x128, 128x128x128, 128x256x64, 64x128x64) and torch._grouped_mm, under
+do_bench (L2 flushed before each call), 3 alternating rounds.
 """
 import json
 import os
