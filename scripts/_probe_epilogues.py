@@ -1,7 +1,6 @@
 """Epilogue variants for scripts/grouped_overhead_probe.py, scripts/grouped_store_probe.py and
 scripts/split_cost_probe.py (measurement only: TmaEveryTile and the Split* variants write wrong values on purpose)."""
 from triton.experimental import gluon
-from triton.experimental.gluon import language as gl
 from triton.language.core import _aggregate as aggregate
 
 from warpgemm.kernels.hopper.epilogue import RowBoundStoreEpilogue
@@ -94,19 +93,9 @@ class SplitStoreOnly:
     def store(self, acc, work):
         e = self.inner
         parts, first, base, step = e.sched.tile_parts(work.tile)
-        BLOCK_M: gl.constexpr = acc.type.shape[0]
-        BLOCK_N: gl.constexpr = acc.type.shape[1]
-        layout: gl.constexpr = acc.type.layout
-        rows = gl.arange(0, BLOCK_M, layout=gl.SliceLayout(1, layout))
-        cols = gl.arange(0, BLOCK_N, layout=gl.SliceLayout(0, layout))
-        offsets = gl.expand_dims(rows, 1) * BLOCK_N + gl.expand_dims(cols, 0)
-        slot = e.sched.partial_slot(work)
-        gl.store(e.partials_ptr + slot.to(gl.int64) * (BLOCK_M * BLOCK_N) + offsets, acc)
-        gl.thread_barrier()
-        arrived = gl.atomic_add(e.semaphores_ptr + work.tile, 1, sem="acq_rel", scope="gpu")
-        if arrived == parts - 1:
+        if e.publish(acc, work, parts):
             e.out.store_tile(acc, work.batch, work.off_m, work.off_n)
-            gl.atomic_xchg(e.semaphores_ptr + work.tile, 0, sem="relaxed", scope="gpu")
+            e.release(work)
 
     @gluon.jit
     def drain(self):

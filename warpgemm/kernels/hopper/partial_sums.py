@@ -74,6 +74,14 @@ class PartialSumEpilogue:
 
     @gluon.jit
     def store_part(self, acc, work, parts, first, base, step):
+        if self.publish(acc, work, parts):
+            self.reduce(parts, first, base, step, work, acc.type.shape[0], acc.type.shape[1])
+            self.release(work)
+
+    @gluon.jit
+    def publish(self, acc, work, parts):
+        """Write this unit's fp32 partial to its slot and count it in the tile's semaphore; True for the unit that
+        arrives last (it then owns the tile's sum and must `release` the semaphore)."""
         BLOCK_M: gl.constexpr = acc.type.shape[0]
         BLOCK_N: gl.constexpr = acc.type.shape[1]
         layout: gl.constexpr = acc.type.layout
@@ -85,9 +93,12 @@ class PartialSumEpilogue:
         # Every thread's partial is written before one thread publishes the count (release, GPU scope).
         gl.thread_barrier()
         arrived = gl.atomic_add(self.semaphores_ptr + work.tile, 1, sem="acq_rel", scope="gpu")
-        if arrived == parts - 1:
-            self.reduce(parts, first, base, step, work, BLOCK_M, BLOCK_N)
-            gl.atomic_xchg(self.semaphores_ptr + work.tile, 0, sem="relaxed", scope="gpu")
+        return arrived == parts - 1
+
+    @gluon.jit
+    def release(self, work):
+        """Zero the tile's semaphore again (the last unit, once its sum is out): scratch ready for the next launch."""
+        gl.atomic_xchg(self.semaphores_ptr + work.tile, 0, sem="relaxed", scope="gpu")
 
     @gluon.jit
     def reduce(self, parts, first, base, step, work, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr):
