@@ -92,6 +92,11 @@ def test_ping_pong_consumers_share_the_freed_registers():
     (GemmConfig(128, 128, 64, 4, 4, store_chunks=2, swap_ab=True), "store whole tiles"),
     (GemmConfig(128, 8, 64, 4, 4, swap_ab=True), "block_n must be"),
     (GemmConfig(128, 16, 128, 7, 4, swap_ab=True), "shared memory"),
+    (GemmConfig(32, 16, 256, 5, 4), "block_m=32 runs only under swap_ab"),
+    (GemmConfig(32, 16, 256, 5, 4, swap_ab=True, split_k=2), "block_m=32 runs only under swap_ab"),
+    (GemmConfig(32, 16, 256, 5, 4, swap_ab=True, stream_k=True), "block_m=32 runs only under swap_ab"),
+    (GemmConfig(48, 16, 256, 5, 4, swap_ab=True), "block_m must be 32 (swap_ab), 64"),
+    (GemmConfig(32, 16, 256, 6, 4, swap_ab=True), "shared memory"),  # its slots hold 64 rows
 ])
 def test_invalid_variants_say_why(bad, reason):
     msg = check_config(bad, torch.bfloat16, torch.bfloat16)

@@ -49,6 +49,43 @@ def test_decode_shapes(cfg):
     _assert_ok(check_matmul(a3, w3, config=cfg), f"{cfg.name} batched")
 
 
+HALF_TILES = (GemmConfig(32, 16, 256, 5, 4, swap_ab=True), GemmConfig(32, 32, 256, 4, 4, swap_ab=True),
+              GemmConfig(32, 64, 128, 6, 4, swap_ab=True))
+
+
+@pytest.mark.parametrize("cfg", HALF_TILES, ids=lambda c: c.name)
+def test_32_row_swap_tiles(cfg):
+    """32 weight rows per swap-AB tile (64 wgmma rows, the upper 32 zero): N off the 32-row grid, so the last
+    tile's kept rows run past N and its padding rows past the tile; ragged K, strided x, bias, fp32 out, batched
+    weights, NaN-filled outputs (check_matmul), bitwise repeats; grouped_mm with the same tile; a weight that is
+    not K-contiguous is refused by name."""
+    g = torch.Generator(device=DEV).manual_seed(38)
+    for i, (m, n, k) in enumerate([(1, 4096, 4096), (1, 1, 1), (3, 70, 63), (16, 1000, 100), (17, 4103, 1000),
+                                   (32, 300, 8200), (64, 129, 4097), (5, 24000, 64), (4, 31, 4096), (4, 33, 520)]):
+        a = strided_operand(m, k, col_major=i % 3 == 2, dtype=BF, device=DEV, generator=g)
+        _assert_ok(check_matmul(a, rand(n, k, g=g).T, config=cfg), f"{cfg.name} M={m} N={n} K={k}")
+    a, w, bias = rand(7, 3000, g=g), rand(1500, 3000, g=g), rand(1500, g=g)
+    _assert_ok(check_matmul(a, w.T, bias=bias, config=cfg), f"{cfg.name} bias")
+    _assert_ok(check_matmul(a, w.T, bias=bias, out_dtype=torch.float32, config=cfg), f"{cfg.name} fp32 out")
+    a3, w3 = rand(3, 9, 700, g=g), rand(3, 260, 700, g=g)
+    _assert_ok(check_matmul(a3, w3.transpose(1, 2), config=cfg), f"{cfg.name} batched")
+    first = warpgemm.linear(a, w, config=cfg)
+    assert all(torch.equal(warpgemm.linear(a, w, config=cfg), first) for _ in range(5))
+    with pytest.raises(ValueError, match="contiguous along K"):
+        warpgemm.matmul(a, rand(3000, 1500, g=g), config=cfg)
+    # grouped_mm: 8 experts, a few rows each (one empty), weights given as (G, N, K).transpose
+    counts = [5, 0, 17, 1, 9, 16, 3, 12]
+    offs = torch.tensor(counts, device=DEV).cumsum(0).to(torch.int32)
+    x, experts = rand(sum(counts), 520, g=g), rand(8, 300, 520, g=g)
+    got = warpgemm.grouped_mm(x, experts.transpose(1, 2), offs, config=cfg)
+    start = 0
+    for e, c in enumerate(counts):
+        if c:
+            want = x[start:start + c].float() @ experts[e].float().T
+            assert (got[start:start + c].float() - want).abs().max() <= 2e-2 * max(1.0, want.abs().max().item())
+        start += c
+
+
 def test_heuristic_runs_decode_shapes():
     g = torch.Generator(device=DEV).manual_seed(32)
     sms = torch.cuda.get_device_properties(0).multi_processor_count

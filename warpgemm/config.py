@@ -42,7 +42,9 @@ class GemmConfig:
         of them in program order (deterministic).
     swap_ab: False = C = A @ B; True = the kernel computes C^T = B^T @ A^T, so a tiny M lands on wgmma's narrow
         N side (block_n rows of A per tile) and the wide N on its 64-row side (block_m columns of C per tile);
-        the transposed tile is written with ordinary stores.
+        the transposed tile is written with ordinary stores. Under swap_ab block_m may be 32: twice the tiles
+        over a weight, each computed as 64 wgmma rows of which the upper 32 are zero (the weight must be
+        K-contiguous, as an nn.Linear weight is).
     """
 
     block_m: int = 128
@@ -71,13 +73,18 @@ class GemmConfig:
             return 0  # the transposed tile is stored from registers
         return 2 if self.store_chunks > 1 else 1
 
+    @property
+    def mma_m(self) -> int:
+        """Rows of the wgmma tile and of each A slot: a 32-row tile still computes one warpgroup's 64."""
+        return max(self.block_m, 64)
+
     def smem_bytes(self, in_dtype: torch.dtype, out_dtype: torch.dtype) -> int:
-        ring = self.stages * (self.block_m + self.block_n) * self.block_k * in_dtype.itemsize
+        ring = self.stages * (self.mma_m + self.block_n) * self.block_k * in_dtype.itemsize
         epilogue = (self.consumers * self.epilogue_buffers() * self.block_m * (self.block_n // self.store_chunks)
                     * out_dtype.itemsize)
         if self.swap_ab:
             # The transposed store converts the fp32 tile's layout through shared scratch.
-            epilogue = self.block_m * self.block_n * 4
+            epilogue = self.mma_m * self.block_n * 4
         barriers = 2 * self.stages * 8
         return ring + epilogue + barriers + SMEM_SLACK
 
@@ -100,8 +107,12 @@ def check_config(cfg: GemmConfig, in_dtype: torch.dtype, out_dtype: torch.dtype)
     Problem sizes never make a config invalid: TMA zero-fills and clips ragged edges.
     """
     bm, bn, bk = cfg.block_m, cfg.block_n, cfg.block_k
-    if bm not in (64, 128, 256):
-        return f"block_m must be 64, 128 or 256, got {bm}"
+    if bm == 32:
+        if not cfg.swap_ab or cfg.split_k > 1 or cfg.stream_k or cfg.consumer_warps != 4:
+            return ("block_m=32 runs only under swap_ab with whole tiles and one warpgroup (swap_ab=True, split_k=1, "
+                    f"stream_k=False, consumer_warps=4), got {cfg.name}")
+    elif bm not in (64, 128, 256):
+        return f"block_m must be 32 (swap_ab), 64, 128 or 256, got {bm}"
     # TMA boxes (the operand and output tiles) must have power-of-two sides: 192 fails in the descriptor.
     if bn not in (16, 32, 64, 128, 256):
         return f"block_n must be 16, 32, 64, 128 or 256, got {bn}"
@@ -136,7 +147,7 @@ def check_config(cfg: GemmConfig, in_dtype: torch.dtype, out_dtype: torch.dtype)
         # Measured: the combination faults on the GPU (notes/perf.md); it is not offered until that is understood.
         return "split_k > 1 is not supported with ping-pong consumers (consumers=2)"
     # wgmma gives each warpgroup (4 warps) slabs of 64 rows: the tile must hold one per warpgroup.
-    if bm < 16 * cfg.consumer_warps:
+    if cfg.mma_m < 16 * cfg.consumer_warps:
         return f"block_m={bm} is too small for {cfg.consumer_warps} consumer warps (needs >= {16 * cfg.consumer_warps})"
     if cfg.stages < 2 or cfg.stages > 12:
         return f"stages must be between 2 and 12, got {cfg.stages}"
@@ -144,9 +155,9 @@ def check_config(cfg: GemmConfig, in_dtype: torch.dtype, out_dtype: torch.dtype)
         return f"group_m must be >= 1, got {cfg.group_m}"
     if not (24 <= cfg.producer_regs <= 256 and cfg.producer_regs % 8 == 0):
         return f"producer_regs must be a multiple of 8 in [24, 256], got {cfg.producer_regs}"
-    acc_regs = bm * bn // (32 * cfg.consumer_warps)
+    acc_regs = cfg.mma_m * bn // (32 * cfg.consumer_warps)
     if acc_regs > MAX_ACC_REGS:
-        return (f"a {bm}x{bn} fp32 accumulator over {cfg.consumer_warps} warps needs {acc_regs} registers per "
+        return (f"a {cfg.mma_m}x{bn} fp32 accumulator over {cfg.consumer_warps} warps needs {acc_regs} registers per "
                 f"thread (limit {MAX_ACC_REGS})")
     smem = cfg.smem_bytes(in_dtype, out_dtype)
     if smem > SMEM_LIMIT:

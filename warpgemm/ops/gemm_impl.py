@@ -143,6 +143,10 @@ def plan_hopper(a3, b3, c3, bias, config) -> HopperPlan:
     c_staged = c_geom is None
     if c_staged:
         c_geom = tma.padded_geometry(c3.shape, c3.element_size(), 2)
+    if config is None and cfg.block_m < 64 and b_geom.contiguous_dim != 1:
+        # 32-row swap-AB tiles read the weight K-major (kernels/hopper/gemm_kernel.py); this one is N-major.
+        cfg = cfg.replace(block_m=64)
+        why += f"; the weight is not K-contiguous: {cfg.name} (64-row tiles) instead"
     batched = (a3.shape[0] > 1, b3.shape[0] > 1, bias is not None)
     sms = _env.sms_for(c3.device)
     n1 = 0 if config is not None else heuristics.tail_split_columns(*c3.shape, cfg, sms)

@@ -172,23 +172,28 @@ def column_store_layout(block_m, block_n, bitwidth, num_warps):
 class TransposedStoreEpilogue:
     """Swap-AB: the kernel computed a tile of C^T (rows = C's columns off_m.., columns = C's rows off_n..). It is
     written to C with ordinary masked stores, 16 bytes per thread along C's rows. Swap-AB is chosen when C has few
-    rows, so the tile is small and a register-to-global store costs less than staging it for TMA."""
+    rows, so the tile is small and a register-to-global store costs less than staging it for TMA.
+
+    A 32-row tile (block_m = 32) is computed as 64 wgmma rows whose upper 32 are zero padding: only the first
+    ROWS_KEPT rows of the transposed tile are the tile's own (the next ones belong to the next tile)."""
 
     c_desc: tma.tensor_descriptor
     out_ptr: gl.tensor
     bias_ptr: gl.tensor
     HAS_BIAS: gl.constexpr
+    ROWS_KEPT: gl.constexpr
 
     @gluon.constexpr_function
-    def __init__(self, c_desc, out_ptr, bias_ptr, HAS_BIAS):
+    def __init__(self, c_desc, out_ptr, bias_ptr, HAS_BIAS, ROWS_KEPT):
         self.c_desc = c_desc
         self.out_ptr = out_ptr
         self.bias_ptr = bias_ptr
         self.HAS_BIAS = gl.constexpr(HAS_BIAS)
+        self.ROWS_KEPT = gl.constexpr(ROWS_KEPT)
 
     @gluon.jit
     def create(p, sched):
-        return TransposedStoreEpilogue(p.c_desc, p.out_ptr, p.bias_ptr, p.HAS_BIAS)
+        return TransposedStoreEpilogue(p.c_desc, p.out_ptr, p.bias_ptr, p.HAS_BIAS, p.block_m())
 
     @gluon.jit
     def store(self, acc, work):
@@ -228,7 +233,10 @@ class TransposedStoreEpilogue:
             vals = vals + gl.expand_dims(bias.to(gl.float32), 1)
         offsets = (batch.to(gl.int64) * aligned_stride(self.c_desc, 0) + gl.expand_dims(c_rows.to(gl.int64), 0)
                    * aligned_stride(self.c_desc, 1) + gl.expand_dims(c_cols, 1))
-        mask = gl.expand_dims(c_cols < n_cols, 1) & gl.expand_dims(c_rows < row_end, 0)
+        col_ok = c_cols < n_cols
+        if r0 + ROWS > self.ROWS_KEPT:  # a 32-row tile's padding rows (decided at compile time: r0 is constant)
+            col_ok = col_ok & (c_cols < off_m + self.ROWS_KEPT)
+        mask = gl.expand_dims(col_ok, 1) & gl.expand_dims(c_rows < row_end, 0)
         gl.store(self.out_ptr + offsets, vals.to(self.c_desc.dtype), mask=mask)
 
     @gluon.jit

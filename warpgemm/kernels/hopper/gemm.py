@@ -109,6 +109,9 @@ class GemmLaunch:
             a, b, a_batched, b_batched = swapped(b), swapped(a), b_batched, a_batched
         self.cfg, self.a, self.b, self.c = cfg, a, b, c
         a_kmajor, b_kmajor = a.contiguous_dim == 2, b.contiguous_dim == 1
+        if cfg.block_m < 64 and not a_kmajor:
+            raise ValueError(f"config {cfg.name}: {cfg.block_m}-row swap-AB tiles need the weight (the product's "
+                             "B) contiguous along K, as an nn.Linear weight is; got one contiguous along N")
         self.blocks = operand_blocks(cfg, a_kmajor, b_kmajor)
         batches, M, N = c.shape
         if self.swap:

@@ -23,6 +23,15 @@ def accumulator_layout(block_m, block_n, num_warps):
     return gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[num_warps, 1], instr_shape=[16, block_n, 16])
 
 
+@gluon.constexpr_function
+def a_slots_shape(stages, box, a_kmajor):
+    if not a_kmajor:
+        if box[2] < 64:
+            raise ValueError("tiles under 64 rows need a K-major A (rows must be the slot's outer dimension)")
+        return [stages] + list(box)
+    return [stages, 1, max(box[1], 64), box[2]]
+
+
 @gluon.jit
 def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,  #
                 A_KMAJOR: gl.constexpr, B_KMAJOR: gl.constexpr, A_BATCHED: gl.constexpr, B_BATCHED: gl.constexpr,
@@ -30,7 +39,10 @@ def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, 
                 CONSUMERS: gl.constexpr, SWAP_AB: gl.constexpr, PRODUCER_REGS: gl.constexpr,
                 CONSUMER_REGS: gl.constexpr,
                 SchedulerImpl: gl.constexpr, EpilogueImpl: gl.constexpr, num_warps: gl.constexpr):
-    a_bufs = gl.allocate_shared_memory(a_desc.dtype, [STAGES] + a_desc.block_type.shape, a_desc.layout)
+    # A slots hold at least one warpgroup's 64 wgmma rows (partitions.GemmOperands.mma_m); a 32-row swap-AB box
+    # fills the lower half of each (K-major A only: the rows must be the slot's outer dimension).
+    a_bufs = gl.allocate_shared_memory(a_desc.dtype, a_slots_shape(STAGES, a_desc.block_type.shape, A_KMAJOR),
+                                       a_desc.layout)
     b_bufs = gl.allocate_shared_memory(b_desc.dtype, [STAGES] + b_desc.block_type.shape, b_desc.layout)
     # Each slot is consumed by exactly one consumer, so one arrive empties it.
     ring = BarrierRing.allocate(STAGES, 1)
@@ -41,7 +53,7 @@ def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, 
     p = GemmOperands(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,
                      a_bufs, b_bufs, ring, turns,
                      A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB)
-    acc_layout: gl.constexpr = accumulator_layout(p.block_m(), p.block_n(), num_warps)
+    acc_layout: gl.constexpr = accumulator_layout(p.mma_m(), p.block_n(), num_warps)
     allow_dependents()
     if CONSUMERS == 1:
         gl.warp_specialize([

@@ -12,7 +12,8 @@ with the transposed box and handed to wgmma as a permuted shared-memory view, so
 """
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
-from triton.experimental.gluon.language.nvidia.hopper import mbarrier, tma, warpgroup_mma, warpgroup_mma_wait
+from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared, mbarrier, tma, warpgroup_mma,
+                                                              warpgroup_mma_wait)
 from triton.language.core import _aggregate as aggregate
 
 from .pipeline import BarrierRing, RingPosition
@@ -77,6 +78,13 @@ class GemmOperands:
         return self.a_desc.block_type.shape[1] if self.A_KMAJOR else self.a_desc.block_type.shape[2]
 
     @gluon.constexpr_function
+    def mma_m(self):
+        """Rows of the wgmma tile and of each A slot: block_m, but at least the 64 rows of one warpgroup's wgmma.
+        A 32-row swap-AB tile (twice the tiles over a weight) loads its 32 rows into the lower half of a 64-row
+        slot whose upper half stays zero; the epilogue keeps the lower half of the accumulator."""
+        return max(self.block_m(), 64)
+
+    @gluon.constexpr_function
     def block_n(self):
         # From B's box: the output descriptor's box may be a column chunk of the tile.
         return self.b_desc.block_type.shape[1] if self.B_KMAJOR else self.b_desc.block_type.shape[2]
@@ -105,13 +113,36 @@ class GemmOperands:
 
     @gluon.jit
     def a_tile(self, index):
-        """The A slot as the [BLOCK_M, BLOCK_K] view wgmma reads."""
-        BM: gl.constexpr = self.block_m()
+        """The A slot as the [MMA_M, BLOCK_K] view wgmma reads."""
+        BM: gl.constexpr = self.mma_m()
         BK: gl.constexpr = self.block_k()
         if self.A_KMAJOR:
             return self.a_bufs.index(index).reshape([BM, BK])
         else:
             return self.a_bufs.index(index).reshape([BK, BM]).permute((1, 0))
+
+    @gluon.jit
+    def a_slot(self, index):
+        """Where the producer's TMA load of A lands: the slot, or the lower block_m rows of a taller one."""
+        if self.mma_m() > self.block_m():
+            slot = self.a_bufs.index(index).slice(0, self.block_m(), dim=1)
+        else:
+            slot = self.a_bufs.index(index)
+        return slot
+
+    @gluon.jit
+    def zero_a_padding(self):
+        """Zero the rows of every A slot that TMA never writes (mma_m > block_m), once, before the first wgmma."""
+        if self.mma_m() > self.block_m():
+            MMA_M: gl.constexpr = self.mma_m()
+            BM: gl.constexpr = self.block_m()
+            BK: gl.constexpr = self.block_k()
+            SLOTS: gl.constexpr = self.a_bufs.shape[0]
+            layout: gl.constexpr = gl.BlockedLayout([1, 8], [4, 8], [gl.num_warps(), 1], [1, 0])
+            zeros = gl.zeros([MMA_M - BM, BK], self.a_bufs.dtype, layout)
+            for s in gl.static_range(SLOTS):
+                self.a_bufs.index(s).reshape([MMA_M, BK]).slice(BM, MMA_M - BM, dim=0).store(zeros)
+            fence_async_shared()
 
     @gluon.jit
     def b_tile(self, index):
@@ -160,9 +191,9 @@ def tma_producer(p: GemmOperands, SchedulerImpl: gl.constexpr):
             bar = p.ring.ready_barrier(pos)
             mbarrier.expect(bar, nbytes)
             if p.A_KMAJOR:
-                tma.async_copy_global_to_shared(p.a_desc, [a_batch, off_m, k], bar, p.a_bufs.index(pos.index))
+                tma.async_copy_global_to_shared(p.a_desc, [a_batch, off_m, k], bar, p.a_slot(pos.index))
             else:
-                tma.async_copy_global_to_shared(p.a_desc, [a_batch, k, off_m], bar, p.a_bufs.index(pos.index))
+                tma.async_copy_global_to_shared(p.a_desc, [a_batch, k, off_m], bar, p.a_slot(pos.index))
             if p.B_KMAJOR:
                 tma.async_copy_global_to_shared(p.b_desc, [b_batch, off_n, k], bar, p.b_bufs.index(pos.index))
             else:
@@ -181,8 +212,9 @@ def wgmma_consumer(p: GemmOperands, SchedulerImpl: gl.constexpr, EpilogueImpl: g
     producer is within one ring pass of it: the `turns` barriers hand the turn over once the other consumer has
     waited on every slot of the unit before (so those slots, and all earlier ones, have been filled).
     """
-    BM: gl.constexpr = p.block_m()
+    BM: gl.constexpr = p.mma_m()
     BN: gl.constexpr = p.block_n()
+    p.zero_a_padding()
     wait_for_prior_grid()
     sched = p.scheduler(SchedulerImpl)
     epi = EpilogueImpl.create(p, sched)
