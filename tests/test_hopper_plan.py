@@ -118,3 +118,20 @@ def test_programmatic_dependent_launch_only_where_measured_to_help(monkeypatch):
     assert launch_uses_pdl(GROUPED_LARGE)
     monkeypatch.setattr(_env, "PDL", False)
     assert not launch_uses_pdl(GROUPED_SWAP) and not launch_uses_pdl(decode.config)
+
+
+def test_few_rows_and_short_k_take_32_row_swap_tiles_of_a_k_major_weight():
+    import pytest
+
+    from warpgemm.heuristics import DECODE, DECODE_SHORT_K
+
+    w = meta(14336, 4096)
+    p = plan(meta(1, 4, 4096), w.t().unsqueeze(0), meta(1, 4, 14336))
+    assert p.config == DECODE_SHORT_K and p.launch.tiles == 14336 // 32
+    assert plan(meta(1, 4, 8192), meta(14336, 8192).t().unsqueeze(0), meta(1, 4, 14336)).config == DECODE[16]
+    assert plan(meta(1, 32, 4096), w.t().unsqueeze(0), meta(1, 32, 14336)).config == DECODE[32]
+    # A weight contiguous along N (x @ W with W (K, N) row-major) cannot feed the 32-row slots: 64-row tiles.
+    p = plan(meta(1, 4, 4096), meta(1, 4096, 14336), meta(1, 4, 14336))
+    assert p.config == DECODE[16] and "not K-contiguous" in p.config_reason
+    with pytest.raises(ValueError, match="contiguous along K"):
+        plan(meta(1, 4, 4096), meta(1, 4096, 14336), meta(1, 4, 14336), config=DECODE_SHORT_K)

@@ -67,6 +67,15 @@ DECODE = {
     64: GemmConfig(block_m=64, block_n=64, block_k=128, stages=6, consumer_warps=4, swap_ab=True),
 }
 
+# Up to 16 rows of x against a weight of at most 4096 K: 32 weight rows per swap-AB tile (64 wgmma rows, the upper
+# 32 zero), twice the tiles of 64-row ones. A 64-row tile of such a weight is only 512 KB, so few programs are
+# streaming at the start and end of the call (4096^2: 64 tiles for 132 SMs) and the share per program is coarse.
+# Measured (results/2026-11-23-half-tiles/, CUDA graphs, cold weights, two runs): 4096^2 +2.3/+1.0% at M = 4/16,
+# 14336x4096 +1.3-1.7/+2.3-2.6%; with longer K (4096x14336, 8192^2, 8192x28672) -1.6 to +0.6%, and at 17-32 rows
+# (32x32 tiles) -1.9 to +0.7%, so those keep 64-row tiles. The weight must be K-contiguous (plan_hopper falls back).
+DECODE_SHORT_K = GemmConfig(block_m=32, block_n=16, block_k=256, stages=5, consumer_warps=4, swap_ab=True)
+DECODE_SHORT_K_MAX_K = 4096
+
 # 33-64 rows of x against a weight wide enough that its 128-row panels make most of a wave (N = 14336, 28672 on 132
 # SMs): the plain kernel, x's rows on wgmma's M side and 128 weight rows per tile. Two thirds of each stage is then
 # weight (half under swap-AB) and the 112-224 tiles make 0.85-1.7 waves instead of 1.7-3.4 of 64-row tiles. Measured
@@ -107,8 +116,8 @@ GROUPED_STREAM = GemmConfig(block_m=128, block_n=256, block_k=128, stages=2, con
 
 SHIPPED_CONFIGS: tuple[GemmConfig, ...] = ((LARGE, LARGE_TALL_BANDS, LARGE_ONE_WAVE, MEDIUM, MEDIUM_FP32_OUT, SMALL,
                                             NARROW)
-                                           + tuple(DECODE.values()) + (DECODE_WIDE, GROUPED_LARGE, GROUPED_NARROW_N,
-                                                                        GROUPED_STREAM))
+                                           + tuple(DECODE.values()) + (DECODE_SHORT_K, DECODE_WIDE, GROUPED_LARGE,
+                                                                        GROUPED_NARROW_N, GROUPED_STREAM))
 
 
 # Column split of the last wave (tail_split_columns): the tail's tile, its time per tile relative to LARGE's
@@ -187,7 +196,9 @@ def gemv_reason(batches: int, M: int, b_k_contiguous: bool, in_dtype: torch.dtyp
     return None
 
 
-def decode_config(M: int) -> GemmConfig:
+def decode_config(M: int, K: int) -> GemmConfig:
+    if M <= 16 and K <= DECODE_SHORT_K_MAX_K:
+        return DECODE_SHORT_K
     return DECODE[16 if M <= 16 else 32 if M <= 32 else 64]
 
 
@@ -206,9 +217,11 @@ def choose_config(batches: int, M: int, N: int, K: int, in_dtype: torch.dtype, o
         order, why = (DECODE_WIDE, SMALL, MEDIUM_FP32_OUT), \
             f"M={M} in 33-64 and {batches * _cdiv(N, 128)} 128-row weight panels for {num_sms} SMs: plain 64x128 tiles"
     elif M <= 64:
-        order, why = (decode_config(M), SMALL, MEDIUM_FP32_OUT), \
-            (f"M={M} <= 64: swap-AB (weight rows on wgmma's M side), whole 64-row tiles "
-             "(stream-K and split-K measured slower)")
+        cfg = decode_config(M, K)
+        order, why = (cfg, SMALL, MEDIUM_FP32_OUT), \
+            (f"M={M} <= 64: swap-AB (weight rows on wgmma's M side), whole {cfg.block_m}-row tiles "
+             "(stream-K and split-K measured slower)" + (f"; K={K} <= {DECODE_SHORT_K_MAX_K}: short 64-row tiles, "
+                                                          "so twice as many of 32 rows" if cfg.block_m < 64 else ""))
     elif tiles_small <= num_sms // 2:
         order, why = (NARROW, SMALL, MEDIUM_FP32_OUT), f"{tiles_small} 64x128 tiles for {num_sms} SMs: 64x64 tiles"
     elif tiles_128 < num_sms // 2 or (M <= 128 and tiles_128 < num_sms):
