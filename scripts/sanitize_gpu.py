@@ -1,6 +1,7 @@
 """Small launches of every kernel family, for compute-sanitizer (memcheck, racecheck):
 
     compute-sanitizer --tool memcheck python scripts/sanitize_gpu.py
+    ONLY_CONFIGS=32x16x256_s5_w4_g8_swap compute-sanitizer ...            # the GEMM loop over these configs only
     TRITON_INSTRUMENTATION_MODE=consan python scripts/sanitize_gpu.py    # triton's race/deadlock checker
 """
 import os
@@ -16,10 +17,13 @@ from warpgemm.testing import strided_operand
 if os.environ.get("TRITON_INSTRUMENTATION_MODE"):  # consan builds need global scratch memory
     triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8, device="cuda"))
 g = torch.Generator(device="cuda").manual_seed(0)
-for cfg in SHIPPED_CONFIGS:
+only = [c for c in os.environ.get("ONLY_CONFIGS", "").split(",") if c]
+for cfg in [c for c in SHIPPED_CONFIGS if not only or c.name in only]:
     for a_col in (False, True):
         for b_col in (False, True):
-            for m, n, k in [(7, 65, 127), (129, 257, 300)]:
+            if cfg.block_m < 64 and not b_col:
+                continue  # 32-row swap-AB tiles take K-contiguous weights only (a forced config raises)
+            for m, n, k in [(7, 65, 127), (129, 257, 300), (4, 100, 520)]:
                 a = strided_operand(m, k, col_major=a_col, dtype=torch.bfloat16, device="cuda", generator=g)
                 b = strided_operand(k, n, col_major=b_col, dtype=torch.bfloat16, device="cuda", generator=g)
                 warpgemm.matmul(a, b, config=cfg)
