@@ -35,6 +35,19 @@ def test_invalid_configs_say_why(bad, reason):
     assert msg is not None and reason in msg
 
 
+def test_32_row_tiles_need_a_k_contiguous_weight():
+    """The one layout rule: it names the config and the layout; other configs take either layout."""
+    from warpgemm.heuristics import DECODE_SHORT_K
+    bf = torch.bfloat16
+    msg = check_config(DECODE_SHORT_K, bf, bf, weight_k_contiguous=False)
+    assert msg is not None and DECODE_SHORT_K.name in msg and "contiguous along K" in msg
+    assert check_config(DECODE_SHORT_K, bf, bf, weight_k_contiguous=True) is None
+    assert check_config(DECODE_SHORT_K, bf, bf) is None  # layout left out
+    for cfg in SHIPPED_CONFIGS:
+        if cfg.block_m >= 64:
+            assert check_config(cfg, bf, bf, weight_k_contiguous=False) == check_config(cfg, bf, bf)
+
+
 def test_fp32_output_rejects_the_large_tile():
     big = SHIPPED_CONFIGS[0]
     assert check_config(big, torch.bfloat16, torch.float32) is not None

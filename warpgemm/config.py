@@ -100,12 +100,18 @@ class GemmConfig:
         return cls(*values)
 
 
-def check_config(cfg: GemmConfig, in_dtype: torch.dtype, out_dtype: torch.dtype) -> str | None:
+def check_config(cfg: GemmConfig, in_dtype: torch.dtype, out_dtype: torch.dtype, *,
+                 weight_k_contiguous: bool | None = None) -> str | None:
     """Return None when `cfg` can run a GEMM with these dtypes on Hopper, else the reason it cannot.
 
     This is the only validity predicate: heuristics, the tuner and forced configs all go through it.
-    Problem sizes never make a config invalid: TMA zero-fills and clips ragged edges.
+    Problem sizes never make a config invalid: TMA zero-fills and clips ragged edges. One layout matters:
+    `weight_k_contiguous` says whether the product's B (the weight) is contiguous along K, as an nn.Linear weight
+    is; None leaves layout out of the check.
     """
+    layout = weight_layout_problem(cfg, weight_k_contiguous)
+    if layout is not None:
+        return layout
     bm, bn, bk = cfg.block_m, cfg.block_n, cfg.block_k
     if bm == 32:
         if not cfg.swap_ab or cfg.split_k > 1 or cfg.stream_k or cfg.consumer_warps != 4:
@@ -163,6 +169,15 @@ def check_config(cfg: GemmConfig, in_dtype: torch.dtype, out_dtype: torch.dtype)
     if smem > SMEM_LIMIT:
         return (f"needs {smem} bytes of shared memory for {in_dtype} inputs and {out_dtype} output "
                 f"(limit {SMEM_LIMIT})")
+    return None
+
+
+def weight_layout_problem(cfg: GemmConfig, weight_k_contiguous: bool | None) -> str | None:
+    """The reason `cfg` cannot read a weight of this layout, else None. A 32-row swap-AB tile loads 32 weight rows
+    into the lower half of a 64-row wgmma slot, which only a K-contiguous box can do."""
+    if cfg.block_m < 64 and weight_k_contiguous is False:
+        return (f"config {cfg.name}: {cfg.block_m}-row swap-AB tiles need the weight (the product's B) contiguous "
+                "along K, as an nn.Linear weight is; got one contiguous along N")
     return None
 
 

@@ -10,7 +10,7 @@ from typing import NamedTuple
 import torch
 
 from .. import _env
-from ..config import GemmConfig, check_config
+from ..config import GemmConfig, check_config, weight_layout_problem
 from .. import heuristics
 from ..kernels.hopper import tma_operands as tma
 
@@ -143,7 +143,7 @@ def plan_hopper(a3, b3, c3, bias, config) -> HopperPlan:
     c_staged = c_geom is None
     if c_staged:
         c_geom = tma.padded_geometry(c3.shape, c3.element_size(), 2)
-    if config is None and cfg.block_m < 64 and b_geom.contiguous_dim != 1:
+    if config is None and weight_layout_problem(cfg, b_geom.contiguous_dim == 1) is not None:
         # 32-row swap-AB tiles read the weight K-major (kernels/hopper/gemm_kernel.py); this one is N-major.
         cfg = cfg.replace(block_m=64)
         why += f"; the weight is not K-contiguous: {cfg.name} (64-row tiles) instead"

@@ -6,7 +6,7 @@ import torch
 import triton
 
 from ... import _env
-from ...config import GemmConfig, launch_warps, worker_consumer_regs
+from ...config import GemmConfig, launch_warps, weight_layout_problem, worker_consumer_regs
 from ...heuristics import persistent_grid
 from .epilogue import RowBoundStoreEpilogue, RowBoundTransposedEpilogue, TmaStoreEpilogue, TransposedStoreEpilogue
 from .gemm_kernel import gemm_kernel
@@ -109,9 +109,9 @@ class GemmLaunch:
             a, b, a_batched, b_batched = swapped(b), swapped(a), b_batched, a_batched
         self.cfg, self.a, self.b, self.c = cfg, a, b, c
         a_kmajor, b_kmajor = a.contiguous_dim == 2, b.contiguous_dim == 1
-        if cfg.block_m < 64 and not a_kmajor:
-            raise ValueError(f"config {cfg.name}: {cfg.block_m}-row swap-AB tiles need the weight (the product's "
-                             "B) contiguous along K, as an nn.Linear weight is; got one contiguous along N")
+        layout = weight_layout_problem(cfg, a_kmajor)
+        if layout is not None:
+            raise ValueError(layout)
         self.blocks = operand_blocks(cfg, a_kmajor, b_kmajor)
         batches, M, N = c.shape
         if self.swap:
