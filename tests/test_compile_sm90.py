@@ -91,7 +91,7 @@ def test_hopper_variant_compiles_clean(variant, tmp_path):
     if check_config(cfg, in_dt, out_dt) is not None:
         pytest.skip(f"{cfg.name} is not valid for {in_dt}->{out_dt}: {check_config(cfg, in_dt, out_dt)}")
     if cfg.block_m < 64 and not a_k:
-        # 32-row swap-AB tiles need the weight K-major (the host falls back to 64-row tiles or raises first).
+        # 32-row swap-AB tiles need the weight K-major (the host falls back to 64-row tiles or copies it first).
         with pytest.raises(Exception, match="K-major"):
             compile_gemm(cfg, in_dtype=in_dt, out_dtype=out_dt, a_kmajor=a_k, b_kmajor=b_k, has_bias=bias)
         return

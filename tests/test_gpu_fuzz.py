@@ -65,12 +65,11 @@ def _bias(rng, n, dtype):
     return torch.randn(n, device=DEV).to(bias_dtype)
 
 
-def _forced_config(rng, dtype, out_dtype, weight_k_contiguous=None):
+def _forced_config(rng, dtype, out_dtype):
     if rng.random() >= 0.3:
         return None
     cfg = rng.choice(SHIPPED_CONFIGS)
-    ok = check_config(cfg, dtype, out_dtype, weight_k_contiguous=weight_k_contiguous) is None
-    return cfg if ok else None
+    return cfg if check_config(cfg, dtype, out_dtype) is None else None
 
 
 def _run_or_refused(fn, config):
@@ -171,7 +170,7 @@ def test_grouped_mm_fuzz(case):
     b_kmajor = rng.random() < 0.5
     b = _operand(rng, k, n, dtype, "col" if b_kmajor else "row", (groups, ))
     out_dtype = torch.float32 if rng.random() < 0.25 else dtype
-    config = _forced_config(rng, dtype, out_dtype, weight_k_contiguous=b_kmajor)
+    config = _forced_config(rng, dtype, out_dtype)
     if config is not None and (config.split_k > 1 or config.stream_k or config.store_chunks > 1):
         config = None  # grouped_mm refuses these up front (tested in test_gpu_grouped)
     what = (f"G={groups} sizes={sizes[:8]}{'...' if groups > 8 else ''} T={t} K={k} N={n} b_kmajor={b_kmajor} "

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 import warpgemm
-from warpgemm.config import GemmConfig, check_config, weight_layout_problem
+from warpgemm.config import GemmConfig, check_config
 from warpgemm.heuristics import DECODE, SHIPPED_CONFIGS
 
 pytestmark = pytest.mark.gpu
@@ -58,10 +58,6 @@ def test_every_shipped_config_on_groups(cfg):
     g = torch.Generator(device=DEV).manual_seed(2)
     sizes = [100, 0, 257, 31, 600]
     a, b = rand(sum(sizes), 192, g=g), rand(len(sizes), 192, 72, g=g)
-    if weight_layout_problem(cfg, weight_k_contiguous=False) is not None:
-        with pytest.raises(ValueError, match="contiguous along K"):
-            warpgemm.grouped_mm(a, b, offsets(sizes), config=cfg)
-        b = rand(len(sizes), 72, 192, g=g).transpose(1, 2)  # the (G, N, K) weight this tile reads
     check(a, b, offsets(sizes), config=cfg)
     if check_config(cfg, BF, torch.float32) is None:
         check(a, b, offsets(sizes), config=cfg, out_dtype=torch.float32)
@@ -84,8 +80,7 @@ def test_group_ends_around_tile_boundaries(cfg, out_dtype):
     a = rand(T, K, g=g)
     # N = 601: rows that do not end on 16 bytes (staged output, element-wise masks at the row end).
     for N in (600, 601):
-        if weight_layout_problem(cfg, weight_k_contiguous=False) is None:
-            check(a, rand(len(sizes), K, N, g=g), offsets(sizes), config=cfg, out_dtype=out_dtype)
+        check(a, rand(len(sizes), K, N, g=g), offsets(sizes), config=cfg, out_dtype=out_dtype)
         check(a, rand(len(sizes), N, K, g=g).transpose(1, 2), offsets(sizes), config=cfg, out_dtype=out_dtype)
 
 

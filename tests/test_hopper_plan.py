@@ -124,6 +124,7 @@ def test_few_rows_and_short_k_take_32_row_swap_tiles_of_a_k_major_weight():
     import pytest
 
     from warpgemm.heuristics import DECODE, DECODE_SHORT_K
+    from warpgemm.kernels.hopper.gemm import GemmLaunch
 
     w = meta(14336, 4096)
     p = plan(meta(1, 4, 4096), w.t().unsqueeze(0), meta(1, 4, 14336))
@@ -133,5 +134,10 @@ def test_few_rows_and_short_k_take_32_row_swap_tiles_of_a_k_major_weight():
     # A weight contiguous along N (x @ W with W (K, N) row-major) cannot feed the 32-row slots: 64-row tiles.
     p = plan(meta(1, 4, 4096), meta(1, 4096, 14336), meta(1, 4, 14336))
     assert p.config == DECODE[16] and "not K-contiguous" in p.config_reason
+    # Forced on such a weight, the tile runs on a K-major copy (b_copy 1) and says so.
+    p = plan(meta(1, 4, 4096), meta(1, 4096, 14336), meta(1, 4, 14336), config=DECODE_SHORT_K)
+    assert p.config == DECODE_SHORT_K and p.b_copy == 1 and p.b.contiguous_dim == 1
+    assert "copied" in p.config_reason
+    # The launch itself still refuses an N-major geometry by name (no public call reaches it).
     with pytest.raises(ValueError, match="contiguous along K"):
-        plan(meta(1, 4, 4096), meta(1, 4096, 14336), meta(1, 4, 14336), config=DECODE_SHORT_K)
+        GemmLaunch(DECODE_SHORT_K, p.a, p.b._replace(contiguous_dim=2), p.c, False, False, False, 132)

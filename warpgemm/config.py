@@ -43,8 +43,9 @@ class GemmConfig:
     swap_ab: False = C = A @ B; True = the kernel computes C^T = B^T @ A^T, so a tiny M lands on wgmma's narrow
         N side (block_n rows of A per tile) and the wide N on its 64-row side (block_m columns of C per tile);
         the transposed tile is written with ordinary stores. Under swap_ab block_m may be 32: twice the tiles
-        over a weight, each computed as 64 wgmma rows of which the upper 32 are zero (the weight must be
-        K-contiguous, as an nn.Linear weight is).
+        over a weight, each computed as 64 wgmma rows of which the upper 32 are zero. Such a tile reads the
+        weight K-contiguous, as an nn.Linear weight is: forced on a weight contiguous along N, it runs on a K-major
+        copy made per call (the heuristics take 64-row tiles for such a weight instead).
     """
 
     block_m: int = 128

@@ -43,6 +43,12 @@ def resolve_config(config: GemmConfig | None, a3: torch.Tensor, c3: torch.Tensor
     return heuristics.choose_config(batches, M, N, a3.shape[2], a3.dtype, c3.dtype, _env.sms_for(c3.device))
 
 
+def k_major_weight_copy(b3: torch.Tensor):
+    """The geometry and copy mode of a K-contiguous padded copy of the (batch, K, N) weight: how a forced config
+    that reads only K-major weights (config.weight_layout_problem) still runs an N-major one, correctly."""
+    return tma.padded_geometry(b3.shape, b3.element_size(), 1), 1
+
+
 def _orient_b_copy(b3: torch.Tensor) -> int:
     # Keep the contiguity the caller had: a transposed weight stays K-major.
     return 1 if b3.stride(1) == 1 else 2
@@ -143,10 +149,14 @@ def plan_hopper(a3, b3, c3, bias, config) -> HopperPlan:
     c_staged = c_geom is None
     if c_staged:
         c_geom = tma.padded_geometry(c3.shape, c3.element_size(), 2)
-    if config is None and weight_layout_problem(cfg, b_geom.contiguous_dim == 1) is not None:
+    if weight_layout_problem(cfg, b_geom.contiguous_dim == 1) is not None:
         # 32-row swap-AB tiles read the weight K-major (kernels/hopper/gemm_kernel.py); this one is N-major.
-        cfg = cfg.replace(block_m=64)
-        why += f"; the weight is not K-contiguous: {cfg.name} (64-row tiles) instead"
+        if config is None:
+            cfg = cfg.replace(block_m=64)
+            why += f"; the weight is not K-contiguous: {cfg.name} (64-row tiles) instead"
+        else:
+            b_geom, b_copy = k_major_weight_copy(b3)
+            why += "; the forced 32-row tile reads the weight K-major: it is copied so per call"
     batched = (a3.shape[0] > 1, b3.shape[0] > 1, bias is not None)
     sms = _env.sms_for(c3.device)
     n1 = 0 if config is not None else heuristics.tail_split_columns(*c3.shape, cfg, sms)

@@ -36,7 +36,7 @@ from typing import NamedTuple
 import torch
 
 from .. import _env
-from ..config import GemmConfig, check_config
+from ..config import GemmConfig, check_config, weight_layout_problem
 from ..heuristics import (GROUPED_LARGE, GROUPED_NARROW_N, GROUPED_STREAM, GROUPED_SWAP, GROUPED_SWAP_MEAN_ROWS,
                           LARGE, LARGE_TALL_BANDS, MEDIUM, SMALL, TALL_BAND_MIN_ROW_TILES)
 from . import checks
@@ -175,6 +175,7 @@ def _plan(a3, b, c3, config) -> _GroupedPlan:
     from ..kernels.hopper import tma_operands as tma
     from ..kernels.hopper.gemm import GemmLaunch
     from ..kernels.hopper.expert_scheduler import OFFS_GROUPS_MAX, RUN_IF_REUSED, RUN_IF_STREAMING
+    from .gemm_impl import k_major_weight_copy
 
     key = (a3.shape, a3.stride(), b.shape, b.stride(), c3.shape, c3.stride(), a3.dtype, c3.dtype,
            a3.data_ptr() % 16 == 0, b.data_ptr() % 16 == 0, c3.data_ptr() % 16 == 0, c3.device.index, config)
@@ -194,6 +195,8 @@ def _plan(a3, b, c3, config) -> _GroupedPlan:
     if b_geom is None:
         b_copy = 1 if b.stride(1) == 1 else 2
         b_geom = tma.padded_geometry(b.shape, b.element_size(), b_copy)
+    if config is not None and weight_layout_problem(config, b_geom.contiguous_dim == 1) is not None:
+        b_geom, b_copy = k_major_weight_copy(b)
     # Stores are row-masked pointer stores (no TMA), but the descriptor still carries N and the row pitch.
     c_geom = tma.describe(c3, 2)
     c_staged = c_geom is None
