@@ -106,3 +106,28 @@ def test_out_aliasing_an_input_is_refused():
     big = t(8, 4)
     with pytest.raises(ValueError, match="out must not share memory with b"):
         warpgemm.matmul(t(4, 4), big[:4], out=big[4:])
+
+
+def test_linear_shares_a_recipe_that_matmul_recorded(monkeypatch):
+    """linear(x, w) after matmul(x, w.t()) on the same shapes: linear's first call hits matmul's eager recipe and
+    must record it under its own key too, or every later linear call misses and pays validation (as measured:
+    scripts/overhead_probe.py). The recipes are faked here (CPU): a launch that counts."""
+    from warpgemm.ops import api
+
+    class CountingLaunch:
+        calls = 0
+
+        def launch(self, *args):
+            CountingLaunch.calls += 1
+
+    monkeypatch.setattr(api, "_RECIPES", {})
+    monkeypatch.setattr(torch._C, "_cuda_getDevice", lambda: 0, raising=False)
+    x = torch.randn(8, 32, dtype=torch.bfloat16)
+    w = torch.randn(16, 32, dtype=torch.bfloat16)
+    recipe = api._Recipe((8, 16), torch.bfloat16, torch.device("cuda", 0), CountingLaunch())
+    api._RECIPES[api._recipe_key(x, w.t(), None, None, None)] = recipe
+    linear_key = ("linear", ) + api._recipe_key(x, w, None, None, None)
+    assert warpgemm.linear(x, w).shape == (8, 16) and CountingLaunch.calls == 1
+    assert api._RECIPES.get(linear_key) is recipe
+    warpgemm.linear(x, w)
+    assert CountingLaunch.calls == 2

@@ -69,6 +69,10 @@ def _matmul(a, b, bias, out, out_dtype, config, names, alias_key=None):
         key = _recipe_key(a, b, bias, out_dtype, config)
         r = _RECIPES.get(key)
         if r is not None and torch._C._cuda_getDevice() == r.device.index:
+            if alias_key is not None:
+                # linear() missed its own key but matmul(x, w.t()) recorded this one: share it, else every later
+                # linear call of these shapes would miss again and pay validation (overhead_probe.json).
+                _RECIPES[alias_key] = r
             # new_empty without keywords is ~0.7 us cheaper than torch.empty(..., dtype=, device=) per call
             # (results/2026-11-23-eager/host_breakdown_m4.json); a's device is r.device (it is in the key).
             c = (a.new_empty(r.out_shape) if r.out_dtype == a.dtype
