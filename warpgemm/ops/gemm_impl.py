@@ -156,7 +156,7 @@ def plan_hopper(a3, b3, c3, bias, config) -> HopperPlan:
             why += f"; the weight is not K-contiguous: {cfg.name} (64-row tiles) instead"
         else:
             b_geom, b_copy = k_major_weight_copy(b3)
-            why += "; the forced 32-row tile reads the weight K-major: it is copied so per call"
+            why += "; the forced 32-row tile reads the weight K-major: a K-major copy is made per call"
     batched = (a3.shape[0] > 1, b3.shape[0] > 1, bias is not None)
     sms = _env.sms_for(c3.device)
     n1 = 0 if config is not None else heuristics.tail_split_columns(*c3.shape, cfg, sms)
