@@ -9,6 +9,7 @@ import torch
 from warpgemm.config import SMEM_LIMIT, check_config
 from warpgemm.heuristics import SHIPPED_CONFIGS
 from warpgemm.kernels.hopper.aot import compile_gemm, inspect_compiled
+from warpgemm.ops.grouped_ragged_k import forced_config_problem
 
 VARIANTS = []
 for cfg in SHIPPED_CONFIGS:
@@ -44,6 +45,20 @@ def test_grouped_variant_compiles_clean(cfg, b_kmajor, offs_table, tmp_path):
                               offs_table=offs_table)
     r = inspect_compiled(kernel, "grouped", str(tmp_path))
     assert r.has_wgmma and r.has_tma_load and r.has_setmaxnreg
+    assert r.stack_bytes == 0 and r.local_bytes == 0, f"register spills: {r}"
+    assert r.shared_bytes <= SMEM_LIMIT
+
+
+@pytest.mark.parametrize("cfg,out_dtype", [(c, dt) for c in SHIPPED_CONFIGS for dt in (torch.bfloat16, torch.float32)
+                                           if forced_config_problem(c) is None and check_config(c, torch.bfloat16, dt)
+                                           is None], ids=lambda x: getattr(x, "name", str(x)[6:]))
+def test_ragged_k_variant_compiles_clean(cfg, out_dtype, tmp_path):
+    """grouped_mm's 2-D x 2-D form (kernels/hopper/ragged_k.py): both operands token-outer, every config it
+    accepts (forced or chosen) with each output dtype it fits, no spills."""
+    kernel = compile_gemm(cfg, out_dtype=out_dtype, a_kmajor=False, b_kmajor=False, a_batched=False,
+                          b_batched=False, ragged_k=True)
+    r = inspect_compiled(kernel, "ragged_k", str(tmp_path))
+    assert r.has_wgmma and r.has_tma_load and r.has_tma_store and r.has_setmaxnreg
     assert r.stack_bytes == 0 and r.local_bytes == 0, f"register spills: {r}"
     assert r.shared_bytes <= SMEM_LIMIT
 

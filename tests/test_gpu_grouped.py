@@ -1,11 +1,14 @@
 """GPU suite for grouped_mm (skipped without sm_90): every form, ragged and empty groups, many groups, bad
-offsets, CUDA-graph replay with new offsets. Outputs are NaN-filled first; rows past offs[-1] stay unwritten."""
+offsets, CUDA-graph replay with new offsets; the 2-D x 2-D (ragged-K) form's own kernel at the end. Outputs are
+NaN-filled first; rows past offs[-1] stay unwritten."""
 import pytest
 import torch
 
 import warpgemm
 from warpgemm.config import GemmConfig, check_config
 from warpgemm.heuristics import DECODE, SHIPPED_CONFIGS
+from warpgemm.ops.grouped_ragged_k import forced_config_problem
+from warpgemm.testing import rel_error
 
 pytestmark = pytest.mark.gpu
 BF = torch.bfloat16
@@ -313,3 +316,178 @@ def test_group_gemm_mixed_shapes_and_views():
         if want.numel():
             err = ((c.float() - want).norm() / want.norm().clamp_min(1e-30)).item()
             assert err < 1e-2, (i, err)
+
+
+# ---- the 2-D x 2-D form (groups along K, the MoE weight gradient) on the Hopper kernel ----------------------
+# Group bounds at every offset within a K step, groups shorter than a step, empty groups, NaN in a neighbouring
+# group, every operand layout, fp32 outputs, each config it can run, bad offsets inside a guarded output,
+# CUDA-graph replay with new offsets, determinism, many groups.
+
+def ragged_reference(a, b, offs_list):
+    """fp32 per group over the kernel's clamped bounds: start = clamp(offs[g-1]), end = clamp(offs[g]) or empty."""
+    T = a.shape[1]
+    out = torch.zeros(len(offs_list), a.shape[0], b.shape[1], device=DEV)
+    prev = 0
+    for i, o in enumerate(offs_list):
+        start, end = min(max(prev, 0), T), min(max(o, 0), T)
+        if end > start:
+            out[i] = a[:, start:end].float() @ b[start:end].float()
+        prev = o
+    return out
+
+
+def check_ragged(a, b, offs, out_dtype=None, config=None, tol=1e-2):
+    G = offs.shape[0]
+    out = torch.full((G, a.shape[0], b.shape[1]), float("nan"), device=DEV, dtype=out_dtype or a.dtype)
+    warpgemm.grouped_mm(a, b, offs, out=out, config=config)
+    want = ragged_reference(a, b, offs.tolist())
+    assert not out.isnan().any(), "an output element was not written"
+    for i in range(G):
+        if want[i].abs().max() == 0:
+            assert torch.equal(out[i].float(), want[i]), f"empty group {i} is not zeros"
+        else:
+            err = rel_error(out[i], want[i])
+            assert err < tol, (i, err)
+    return out
+
+
+@pytest.mark.parametrize("lead", [0, 1, 7, 8, 63, 64, 65, 127])
+def test_ragged_k_group_bounds_at_every_offset_in_a_step(lead):
+    """Groups of 1-200 tokens starting at every residue of the 64-deep K step, an empty group, tokens past the
+    last group."""
+    g = torch.Generator(device=DEV).manual_seed(lead)
+    sizes = [lead, 1, 63, 0, 64, 65, 200, 3, 129]
+    T = sum(sizes) + 11
+    x, dy = rand(T, 192, g=g), rand(T, 320, g=g)
+    check_ragged(x.t(), dy, offsets(sizes))
+
+
+def test_ragged_k_nan_in_neighbouring_groups_does_not_leak():
+    """A partial K step reads the box past its group's end as zeros in both operands: a NaN or inf in the next
+    group's (or the trailing) tokens must not reach this group's sum."""
+    g = torch.Generator(device=DEV).manual_seed(1)
+    sizes = [70, 5, 130, 33]
+    T = sum(sizes) + 20
+    x, dy = rand(T, 256, g=g), rand(T, 256, g=g)
+    x[70:75] = float("nan")  # group 1
+    dy[75 + 130:75 + 130 + 33] = float("inf")  # group 3
+    x[sum(sizes):] = float("nan")  # past the last group
+    dy[sum(sizes):] = float("inf")
+    out = warpgemm.grouped_mm(x.t(), dy, offsets(sizes))
+    want = ragged_reference(x.t(), dy, offsets(sizes).tolist())
+    for i in (0, 2):
+        assert rel_error(out[i], want[i]) < 1e-2, i
+    assert out[1].isnan().all() and not out[3].isfinite().all()
+
+
+@pytest.mark.parametrize("a_layout", ["x_t", "row_major", "strided"])
+@pytest.mark.parametrize("b_layout", ["row_major", "col_major", "sliced"])
+def test_ragged_k_operand_layouts(a_layout, b_layout):
+    """a as x.t() is read in place; a row-major (T contiguous), b column-major or with an odd pitch are copied
+    token-outer first. N = 77 (a 154-byte row) stages the output."""
+    g = torch.Generator(device=DEV).manual_seed(2)
+    sizes = [100, 0, 257, 31]
+    T, M, N = sum(sizes) + 3, 129, 77
+    a = {"x_t": lambda: rand(T, M, g=g).t(), "row_major": lambda: rand(M, T, g=g),
+         "strided": lambda: rand(T, M + 5, g=g)[:, 2:2 + M].t()}[a_layout]()
+    b = {"row_major": lambda: rand(T, N, g=g), "col_major": lambda: rand(N, T, g=g).t(),
+         "sliced": lambda: rand(T, N + 3, g=g)[:, :N]}[b_layout]()
+    check_ragged(a, b, offsets(sizes))
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (1, 300), (300, 1), (64, 8), (4096, 14336 // 8)])
+def test_ragged_k_thin_outputs(shape):
+    M, N = shape
+    g = torch.Generator(device=DEV).manual_seed(3)
+    sizes = [5, 90, 0, 1]
+    T = sum(sizes)
+    check_ragged(rand(T, M, g=g).t(), rand(T, N, g=g), offsets(sizes))
+
+
+@pytest.mark.parametrize("dtype,out_dtype", [(BF, torch.float32), (torch.float16, torch.float16),
+                                             (torch.float16, torch.float32)])
+def test_ragged_k_dtypes(dtype, out_dtype):
+    g = torch.Generator(device=DEV).manual_seed(4)
+    sizes = [300, 17, 0, 512]
+    T = sum(sizes)
+    check_ragged(rand(T, 256, g=g, dtype=dtype).t(), rand(T, 384, g=g, dtype=dtype), offsets(sizes), out_dtype=out_dtype)
+
+
+RAGGED_CONFIGS = [c for c in SHIPPED_CONFIGS if forced_config_problem(c) is None]
+
+
+@pytest.mark.parametrize("cfg", RAGGED_CONFIGS, ids=lambda c: c.name)
+def test_ragged_k_each_config_it_can_run(cfg):
+    g = torch.Generator(device=DEV).manual_seed(5)
+    sizes = [130, 0, 1, 700, 64]
+    T = sum(sizes) + 9
+    for out_dtype in (BF, torch.float32):
+        if check_config(cfg, BF, out_dtype) is None:
+            check_ragged(rand(T, 200, g=g).t(), rand(T, 300, g=g), offsets(sizes), out_dtype=out_dtype, config=cfg)
+
+
+def test_ragged_k_forced_configs_it_cannot_run_are_refused():
+    x, dy = torch.randn(100, 64, device=DEV, dtype=BF), torch.randn(100, 64, device=DEV, dtype=BF)
+    offs = offsets([50, 50])
+    for cfg in SHIPPED_CONFIGS:
+        if forced_config_problem(cfg) is not None:
+            with pytest.raises(ValueError, match="2-D x 2-D form"):
+                warpgemm.grouped_mm(x.t(), dy, offs, config=cfg)
+
+
+def test_ragged_k_bad_offsets_stay_inside_the_output():
+    """Decreasing, negative and past-T offsets: each group sums its clamped range (or nothing), and nothing is
+    written outside the output (guard rows around it stay NaN)."""
+    g = torch.Generator(device=DEV).manual_seed(6)
+    T, M, N = 300, 128, 256
+    x, dy = rand(T, M, g=g), rand(T, N, g=g)
+    offs_list = [100, 50, -20, 250, 1000, 120, 299, 300, 2 ** 31 - 1]
+    offs = torch.tensor(offs_list, device=DEV, dtype=torch.int32)
+    G = len(offs_list)
+    guarded = torch.full((G + 2, M, N), float("nan"), device=DEV, dtype=BF)
+    warpgemm.grouped_mm(x.t(), dy, offs, out=guarded[1:-1])
+    assert guarded[0].isnan().all() and guarded[-1].isnan().all()
+    want = ragged_reference(x.t(), dy, offs_list)
+    for i in range(G):
+        if want[i].abs().max() == 0:
+            assert torch.equal(guarded[1 + i].float(), want[i]), i
+        else:
+            assert rel_error(guarded[1 + i], want[i]) < 1e-2, i
+
+
+def test_ragged_k_graph_replay_with_new_offsets_and_determinism():
+    g = torch.Generator(device=DEV).manual_seed(7)
+    T, M, N = 2048, 512, 768
+    x, dy = rand(T, M, g=g), rand(T, N, g=g)
+    offs = offsets([512] * 4)
+    warpgemm.grouped_mm(x.t(), dy, offs)  # compile outside the capture
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out = warpgemm.grouped_mm(x.t(), dy, offs)
+    for sizes in ([512] * 4, [2000, 0, 40, 8], [0, 0, 0, 2048], [1, 1, 1, 1]):
+        offs.copy_(offsets(sizes))
+        out.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        want = ragged_reference(x.t(), dy, offs.tolist())
+        for i in range(4):
+            if want[i].abs().max() == 0:
+                assert torch.equal(out[i].float(), want[i]), (sizes, i)
+            else:
+                assert rel_error(out[i], want[i]) < 1e-2, (sizes, i)
+        eager = warpgemm.grouped_mm(x.t(), dy, offs)
+        assert torch.equal(eager, out), sizes  # the same bits, every time
+
+
+def test_ragged_k_many_groups():
+    g = torch.Generator(device=DEV).manual_seed(8)
+    G = 1100
+    sizes = [(i * 37) % 23 for i in range(G)]
+    T = sum(sizes)
+    check_ragged(rand(T, 64, g=g).t(), rand(T, 64, g=g), offsets(sizes))
+
+
+def test_ragged_k_no_tokens():
+    x, dy = torch.empty(0, 64, device=DEV, dtype=BF), torch.empty(0, 32, device=DEV, dtype=BF)
+    out = warpgemm.grouped_mm(x.t(), dy, torch.zeros(3, device=DEV, dtype=torch.int32))
+    assert out.shape == (3, 64, 32) and torch.equal(out, torch.zeros_like(out))

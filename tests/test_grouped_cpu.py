@@ -76,6 +76,37 @@ def test_bad_arguments_say_what_is_wrong(call, err, msg):
         call(a, b, o)
 
 
+def test_ragged_k_form_refuses_configs_it_cannot_run():
+    x, dy, offs = torch.randn(16, 8, dtype=BF), torch.randn(16, 8, dtype=BF), torch.tensor([3, 16], dtype=torch.int32)
+    for cfg, msg in ((warpgemm.GemmConfig(64, 16, 256, 5, 4, swap_ab=True), "swap_ab must be False"),
+                     (warpgemm.GemmConfig(32, 16, 256, 5, 4, swap_ab=True), "swap_ab must be False")):
+        with pytest.raises(ValueError, match=msg):
+            warpgemm.grouped_mm(x.t(), dy, offs, config=cfg)
+
+
+def test_ragged_k_bounds_clamp_each_group():
+    """The loop path's copy of the kernel's rule: start = clamp(offs[g-1]), end = clamp(offs[g]), empty below."""
+    from warpgemm.ops.grouped import _ragged_bounds
+
+    offs = torch.tensor([100, 50, -20, 250, 1000, 120, 299], dtype=torch.int32)
+    assert _ragged_bounds(offs, 300) == [(0, 100), (100, 100), (50, 50), (0, 250), (250, 300), (300, 300),
+                                         (120, 299)]
+    x, dy = torch.randn(8, 300, dtype=BF), torch.randn(300, 4, dtype=BF)
+    out = warpgemm.grouped_mm(x, dy, offs)
+    for g, (s, e) in enumerate(_ragged_bounds(offs, 300)):
+        want = x[:, s:e].float() @ dy[s:e].float()
+        assert torch.allclose(out[g].float(), want, rtol=2e-2, atol=1e-1), g
+
+
+def test_ragged_k_operand_view():
+    """(t, j, x) -> op[t + j, x]: both token dimensions step by the operand's pitch; one token gets a legal pitch."""
+    from warpgemm.ops.grouped_ragged_k import ragged_view
+
+    x = torch.empty(300, 72, dtype=BF)
+    assert ragged_view(x, 64, 1) == ((300, 64, 72), (72, 72, 1), 1)
+    assert ragged_view(x[:1, :13], 128, 2) == ((1, 128, 13), (16, 16, 1), 2)
+
+
 def test_empty_and_k0():
     a, b = torch.randn(0, 16, dtype=BF), torch.randn(3, 16, 8, dtype=BF)
     assert warpgemm.grouped_mm(a, b, torch.zeros(3, dtype=torch.int32)).shape == (0, 8)

@@ -173,17 +173,24 @@ def bench_moe(rounds: int = typer.Option(3, help="alternating timing rounds per 
               json_path: Optional[Path] = _JSON_OPT,
               back_to_back: bool = typer.Option(False, "--back-to-back", help="time calls back to back in a CUDA "
                                                 "graph (every case's experts overflow the L2) instead of one call "
-                                                "after an L2 flush")):
+                                                "after an L2 flush"),
+              wgrad: bool = typer.Option(False, "--wgrad", help="the weight gradients of the same cases instead "
+                                         "(the 2-D x 2-D form: groups along K)")):
     """grouped_mm vs torch._grouped_mm and a loop of matmuls: 8 MoE cases x skewed/uniform/empty routing."""
     if not _has_hopper():
         _no_gpu_notice("bench moe")
         return
-    from .bench.moe_bench import run_moe_suite
+    from .bench.moe_bench import run_moe_suite, run_moe_wgrad_suite
 
-    res = run_moe_suite(rounds=rounds, back_to_back=back_to_back, progress=lambda s: console.print(s, highlight=False))
-    _print_table("bench moe (bf16, weights (E, N, K) read as (E, K, N))",
-                 ("case", "routing", "ms", "TFLOP/s", "TB/s", "vs _grouped_mm", "vs loop"),
-                 [(r["case"], r["routing"], f"{r['ms']:.3f}", f"{r['tflops']:.1f}", f"{r['weight_tb_s']:.2f}",
+    if wgrad:
+        res = run_moe_wgrad_suite(rounds=rounds, progress=lambda s: console.print(s, highlight=False))
+        title, tb_key = "bench moe --wgrad (bf16, dW[e] = x_e^T dy_e)", "tb_s"
+    else:
+        res = run_moe_suite(rounds=rounds, back_to_back=back_to_back,
+                            progress=lambda s: console.print(s, highlight=False))
+        title, tb_key = "bench moe (bf16, weights (E, N, K) read as (E, K, N))", "weight_tb_s"
+    _print_table(title, ("case", "routing", "ms", "TFLOP/s", "TB/s", "vs _grouped_mm", "vs loop"),
+                 [(r["case"], r["routing"], f"{r['ms']:.3f}", f"{r['tflops']:.1f}", f"{r[tb_key]:.2f}",
                    f"{r['ratio_vs_grouped_mm']:.3f}", f"{r['ratio_vs_loop']:.3f}") for r in res["results"]])
     console.print(f"geomean vs torch._grouped_mm: {res['geomean_vs_grouped_mm']:.3f}; >= 64 experts: "
                   f"{res['geomean_vs_grouped_mm_64plus_experts']:.3f}")

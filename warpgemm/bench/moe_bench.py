@@ -95,3 +95,62 @@ def run_moe_suite(kinds=("skewed", "uniform", "empty"), rounds: int = 3, back_to
                       + " medians per pair", "back_to_back": back_to_back,
             "geomean_vs_grouped_mm_64plus_experts": geomean(fine) if fine else None,
             "geomean_vs_grouped_mm": geomean(r["ratio_vs_grouped_mm"] for r in rows), "results": rows}
+
+
+def _chunked_rel_error(out: torch.Tensor, ref: torch.Tensor, chunk: int = 8) -> float:
+    """rel_error over (E, K, N) outputs a few experts at a time (the float64 copies of a whole one may not fit)."""
+    num = den = 0.0
+    for e in range(0, out.shape[0], chunk):
+        num += (out[e:e + chunk].double() - ref[e:e + chunk].double()).norm().item() ** 2
+        den += ref[e:e + chunk].double().norm().item() ** 2
+    return (num / den) ** 0.5 if den > 0 else num ** 0.5
+
+
+def run_moe_wgrad_suite(kinds=("skewed", "uniform", "empty"), rounds: int = 3, progress=print) -> dict:
+    """The weight gradients of the same cases: dW[e] = x[tokens of e]^T @ dy[tokens of e] (grouped_mm's 2-D x 2-D
+    form, groups along K) against torch._grouped_mm's and a loop of torch.matmul, do_bench after an L2 flush.
+    With many experts the (E, K, N) output is most of the bytes: "tb_s" counts inputs and output."""
+    import warpgemm
+    from ..ops.grouped_ragged_k import ragged_k_config
+
+    warm_gpu(2.0)
+    rows = []
+    for case in MOE_CASES:
+        gen = torch.Generator(device="cuda").manual_seed(0)
+        x = torch.randn(case.tokens, case.K, device="cuda", generator=gen).to(torch.bfloat16)
+        dy = torch.randn(case.tokens, case.N, device="cuda", generator=gen).to(torch.bfloat16)
+        for kind in kinds:
+            counts = routing(case.experts, case.tokens, kind)
+            offs = torch.tensor(counts, device="cuda").cumsum(0).to(torch.int32)
+            bounds = [(int(s), int(e)) for s, e in zip([0] + offs.tolist()[:-1], offs.tolist())]
+            ours = lambda: warpgemm.grouped_mm(x.t(), dy, offs)  # noqa: E731
+            theirs = lambda: torch._grouped_mm(x.t(), dy, offs)  # noqa: E731
+
+            def loop():
+                out = torch.empty(case.experts, case.K, case.N, device="cuda", dtype=torch.bfloat16)
+                for e, (s, t) in enumerate(bounds):
+                    torch.matmul(x[s:t].t(), dy[s:t], out=out[e])
+                return out
+
+            diff = _chunked_rel_error(ours(), theirs())
+            t_torch = alternate(ours, theirs, rounds=rounds)
+            t_loop = alternate(ours, loop, rounds=rounds)
+            ms = min(t_torch.ms_a, t_loop.ms_a)
+            nbytes = (case.experts * case.K * case.N + x.numel() + dy.numel()) * 2
+            row = {"case": case.label, "routing": kind, "experts": case.experts, "tokens": case.tokens, "K": case.K,
+                   "N": case.N, "ms": ms, "ms_grouped_mm": t_torch.ms_b, "ms_loop": t_loop.ms_b,
+                   "tflops": case.flops / ms / 1e9, "tflops_grouped_mm": case.flops / t_torch.ms_b / 1e9,
+                   "ratio_vs_grouped_mm": t_torch.ms_b / t_torch.ms_a, "ratio_vs_loop": t_loop.ms_b / t_loop.ms_a,
+                   "tb_s": nbytes / ms / 1e9, "rel_diff_vs_grouped_mm": diff,
+                   "config": ragged_k_config(case.K, case.N, case.tokens, case.experts, x.dtype,
+                                             x.dtype)[0].name}
+            rows.append(row)
+            progress(f"{case.label:>28} {kind:>8} {ms:8.3f} ms {row['tflops']:6.1f} TF/s {row['tb_s']:5.2f} TB/s  "
+                     f"vs _grouped_mm {row['ratio_vs_grouped_mm']:.3f}  vs loop {row['ratio_vs_loop']:.3f}  "
+                     f"diff {diff:.1e}")
+    fine = [r["ratio_vs_grouped_mm"] for r in rows if r["experts"] >= 64]
+    return {"suite": "moe-wgrad", "environment": environment(),
+            "baseline": "torch._grouped_mm (2-D x 2-D) and a loop of torch.matmul",
+            "method": f"{rounds} alternating rounds of do_bench medians per pair",
+            "geomean_vs_grouped_mm_64plus_experts": geomean(fine) if fine else None,
+            "geomean_vs_grouped_mm": geomean(r["ratio_vs_grouped_mm"] for r in rows), "results": rows}

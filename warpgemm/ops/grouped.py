@@ -14,19 +14,22 @@ Forms (G groups; `offs` an int32 tensor of cumulative END offsets, on the operan
   second row tile, else the usual one (`streaming_config`).
 - 3-D x 3-D, no offs: a batched matmul (the regular kernel).
 - 2-D x 2-D with groups along K (the weight gradient): a (M, T), b (T, N) -> (G, M, N), group g summing over
-  k in [offs[g-1], offs[g]).
+  k in [offs[g-1], offs[g]). On Hopper, one persistent GEMM over every group's output tiles, each K loop bounded
+  to its group's tokens on the device (ops/grouped_ragged_k.py, kernels/hopper/ragged_k.py); an empty group's
+  output is zeros.
 
 Differences from torch._grouped_mm, all deliberate:
 - Any number of groups (torch stops below 1024), any T, K, N (operands TMA cannot read are copied first).
-- Bad offsets never write outside the output: each end is raised to the previous one and clamped to [0, T] on
-  the device. WARPGEMM_CHECK_OFFS=1 checks them on the host instead (a synchronization) and raises.
+- Bad offsets never read or write outside the operands and the output: in the token forms each end is raised to
+  the previous one and clamped to [0, T] on the device; in the 2-D x 2-D form each group's start and end are
+  clamped to [0, T] and a group whose end is below its start is empty. WARPGEMM_CHECK_OFFS=1 checks offs on the
+  host instead (a synchronization) and raises.
 - out_dtype may also be torch.float32 (torch requires the input dtype).
 - Rows past offs[-1] are left unwritten, as in torch: their contents are unspecified.
 - Autograd covers the 2-D x 3-D form (dA with transposed experts, dB with the ragged-K form); rows past offs[-1]
   get a zero gradient.
-- The 2-D x 2-D form runs torch._grouped_mm on CUDA (a documented delegation until our kernel covers ragged K)
-  and a loop on CPU; CPU tensors (under the Triton interpreter) and non-Hopper GPUs take a loop over groups,
-  which reads offs on the host.
+- CPU tensors (under the Triton interpreter) and non-Hopper GPUs take a loop over groups, which reads offs on
+  the host.
 """
 from __future__ import annotations
 
@@ -72,6 +75,14 @@ def _sanitized_bounds(offs: torch.Tensor, bound: int) -> list[tuple[int, int]]:
         out.append((prev, end))
         prev = end
     return out
+
+
+def _ragged_bounds(offs: torch.Tensor, bound: int) -> list[tuple[int, int]]:
+    """Host copy of the ragged-K kernel's sanitization (loop path only): group g sums tokens [start, end) with
+    start = offs[g-1] and end = offs[g] clamped to [0, bound], empty when end <= start (kernels/hopper/ragged_k.py).
+    Groups along K may overlap without harm (each has its own output), so no running maximum is needed."""
+    ends = [min(max(o, 0), bound) for o in offs.tolist()]
+    return [(start, max(end, start)) for start, end in zip([0] + ends[:-1], ends)]
 
 
 def _column_padding(n: int, block_n: int) -> float:
@@ -304,6 +315,12 @@ def grouped_mm(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor | None = Non
             raise ValueError(f"a (M, T) and b (T, N) must share T, got {tuple(a.shape)} and {tuple(b.shape)}")
         G = 0 if offs is None else (offs.shape[0] if offs.dim() == 1 else -1)
         _check_offs(offs, G, a.shape[1], "2-D x 2-D (groups along K)", device)
+        if config is not None:
+            from .grouped_ragged_k import forced_config_problem
+
+            problem = forced_config_problem(config)
+            if problem is not None:
+                raise ValueError(f"config {config.name}: {problem}")
         shape = (G, a.shape[0], b.shape[1])
     else:
         raise ValueError(f"grouped_mm takes 2-D x 3-D (with offs), 3-D x 3-D, or 2-D x 2-D (with offs) operands, "
@@ -323,7 +340,7 @@ def grouped_mm(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor | None = Non
         bmm_into(a, b, None, out, config)
         return out
     if a.dim() == 2 and b.dim() == 2:
-        _ragged_k(a, b, offs, out)
+        _ragged_k(a, b, offs, out, config)
         return out
     if a.shape[1] == 0:
         return out.zero_()
@@ -343,16 +360,18 @@ def grouped_mm(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor | None = Non
     return out
 
 
-def _ragged_k(a, b, offs, out) -> None:
-    if a.device.type == "cuda" and out.dtype == a.dtype and hasattr(torch, "_grouped_mm"):
-        try:
-            out.copy_(torch._grouped_mm(a, b, offs))
-            return
-        except RuntimeError:
-            pass  # shapes torch rejects (unaligned strides): the loop below handles them
-    from .gemm_impl import bmm_into
+def _ragged_k(a, b, offs, out, config) -> None:
+    from .gemm_impl import bmm_into, select_path
 
-    for g, (start, end) in enumerate(_sanitized_bounds(offs, a.shape[1])):
+    if a.shape[1] == 0:
+        out.zero_()  # no tokens: every group sums nothing
+        return
+    if select_path(a.device).path == "hopper":
+        from .grouped_ragged_k import hopper_ragged_k
+
+        hopper_ragged_k(a, b, offs, out, config)
+        return
+    for g, (start, end) in enumerate(_ragged_bounds(offs, a.shape[1])):
         if end > start:
             bmm_into(a[:, start:end].unsqueeze(0), b[start:end].unsqueeze(0), None, out[g].unsqueeze(0))
         else:

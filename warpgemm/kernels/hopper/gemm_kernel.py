@@ -36,7 +36,7 @@ def a_slots_shape(stages, box, a_kmajor):
 def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,  #
                 A_KMAJOR: gl.constexpr, B_KMAJOR: gl.constexpr, A_BATCHED: gl.constexpr, B_BATCHED: gl.constexpr,
                 HAS_BIAS: gl.constexpr, GROUP_M: gl.constexpr, STAGES: gl.constexpr, SPLIT_K: gl.constexpr,
-                CONSUMERS: gl.constexpr, SWAP_AB: gl.constexpr, PRODUCER_REGS: gl.constexpr,
+                CONSUMERS: gl.constexpr, SWAP_AB: gl.constexpr, RAGGED_K: gl.constexpr, PRODUCER_REGS: gl.constexpr,
                 CONSUMER_REGS: gl.constexpr,
                 SchedulerImpl: gl.constexpr, EpilogueImpl: gl.constexpr, num_warps: gl.constexpr):
     # A slots hold at least one warpgroup's 64 wgmma rows (partitions.GemmOperands.mma_m); a 32-row swap-AB box
@@ -52,7 +52,8 @@ def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, 
         mbarrier.init(turns.index(c), count=1)
     p = GemmOperands(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,
                      a_bufs, b_bufs, ring, turns,
-                     A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB)
+                     A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB,
+                     RAGGED_K)
     acc_layout: gl.constexpr = accumulator_layout(p.mma_m(), p.block_n(), num_warps)
     allow_dependents()
     if CONSUMERS == 1:

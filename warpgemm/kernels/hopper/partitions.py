@@ -44,11 +44,12 @@ class GemmOperands:
     SPLIT_K: gl.constexpr
     CONSUMERS: gl.constexpr
     SWAP_AB: gl.constexpr
+    RAGGED_K: gl.constexpr
 
     @gluon.constexpr_function
     def __init__(self, a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,
                  a_bufs, b_bufs, ring, turns,
-                 A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB):
+                 A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB, RAGGED_K):
         self.a_desc = a_desc
         self.b_desc = b_desc
         self.c_desc = c_desc
@@ -70,6 +71,7 @@ class GemmOperands:
         self.SPLIT_K = gl.constexpr(SPLIT_K)
         self.CONSUMERS = gl.constexpr(CONSUMERS)
         self.SWAP_AB = gl.constexpr(SWAP_AB)
+        self.RAGGED_K = gl.constexpr(RAGGED_K)
 
     # Static tile shape, read off the operand descriptors' boxes (with SWAP_AB the output descriptor is C's, not
     # the product's: A is the caller's B transposed and the tile is stored transposed).
@@ -186,18 +188,28 @@ def tma_producer(p: GemmOperands, SchedulerImpl: gl.constexpr):
         a_batch = work.batch if p.A_BATCHED else 0
         b_batch = work.batch if p.B_BATCHED else 0
         for kk in range(work.k_count):
-            k = (work.k_first + kk) * BK
+            if p.RAGGED_K:
+                # Tokens [t, t + r) of the unit's group, through both operands' (t, j, x) views: the box at
+                # j = r - BK holds BK - r zero rows, then those tokens (ragged_k.py).
+                t = work.k_first + kk * BK
+                a_outer = t
+                b_outer = t
+                k = gl.minimum(work.k_end - t, BK) - BK
+            else:
+                a_outer = a_batch
+                b_outer = b_batch
+                k = (work.k_first + kk) * BK
             p.ring.wait_empty(pos)
             bar = p.ring.ready_barrier(pos)
             mbarrier.expect(bar, nbytes)
             if p.A_KMAJOR:
-                tma.async_copy_global_to_shared(p.a_desc, [a_batch, off_m, k], bar, p.a_slot(pos.index))
+                tma.async_copy_global_to_shared(p.a_desc, [a_outer, off_m, k], bar, p.a_slot(pos.index))
             else:
-                tma.async_copy_global_to_shared(p.a_desc, [a_batch, k, off_m], bar, p.a_slot(pos.index))
+                tma.async_copy_global_to_shared(p.a_desc, [a_outer, k, off_m], bar, p.a_slot(pos.index))
             if p.B_KMAJOR:
-                tma.async_copy_global_to_shared(p.b_desc, [b_batch, off_n, k], bar, p.b_bufs.index(pos.index))
+                tma.async_copy_global_to_shared(p.b_desc, [b_outer, off_n, k], bar, p.b_bufs.index(pos.index))
             else:
-                tma.async_copy_global_to_shared(p.b_desc, [b_batch, k, off_n], bar, p.b_bufs.index(pos.index))
+                tma.async_copy_global_to_shared(p.b_desc, [b_outer, k, off_n], bar, p.b_bufs.index(pos.index))
             pos = pos.next()
 
 
