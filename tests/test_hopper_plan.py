@@ -1,4 +1,5 @@
 """Planning of Hopper launches (host logic only, on meta tensors): orientation, copies, staging, grid."""
+import pytest
 import torch
 
 from warpgemm.heuristics import SMALL
@@ -141,3 +142,33 @@ def test_few_rows_and_short_k_take_32_row_swap_tiles_of_a_k_major_weight():
     # The launch itself still refuses an N-major geometry by name (no public call reaches it).
     with pytest.raises(ValueError, match="contiguous along K"):
         GemmLaunch(DECODE_SHORT_K, p.a, p.b._replace(contiguous_dim=2), p.c, False, False, False, 132)
+
+
+def test_descriptor_encoding_binds_the_thread_context_once_and_retries(monkeypatch):
+    """A backward thread with no current CUDA context: the first encode fails, the context is bound with a runtime
+    call, the encode is retried; any other error propagates."""
+    from warpgemm.kernels.hopper import launch
+
+    queried, calls = [], []
+
+    class _Stream:
+        def query(self):
+            queried.append(1)
+            return True
+
+    monkeypatch.setattr(launch.torch.cuda, "current_stream", lambda: _Stream())
+
+    def encode(x):
+        calls.append(x)
+        if len(calls) == 1:
+            raise RuntimeError("Triton Error [CUDA]: Failed to create tensor map descriptor: invalid device context")
+        return x * 2
+
+    assert launch.with_cuda_context(encode, 21) == 42 and len(queried) == 1 and calls == [21, 21]
+
+    def broken():
+        raise RuntimeError("something else")
+
+    with pytest.raises(RuntimeError, match="something else"):
+        launch.with_cuda_context(broken)
+    assert len(queried) == 1

@@ -34,7 +34,7 @@ Differences from torch._grouped_mm, all deliberate:
 from __future__ import annotations
 
 import os
-from typing import NamedTuple
+from typing import List, NamedTuple, Optional
 
 import torch
 
@@ -293,10 +293,6 @@ def grouped_mm(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor | None = Non
     if config is not None and (config.split_k > 1 or config.stream_k):
         raise ValueError(f"config {config.name}: grouped_mm runs whole tiles of each group; split_k must be 1 and "
                          f"stream_k False (got split_k={config.split_k}, stream_k={config.stream_k})")
-    if (a.dim() == 2 and b.dim() == 3 and out is None and torch.is_grad_enabled()
-            and (a.requires_grad or b.requires_grad) and config is None):
-        _check_offs(offs, b.shape[0], a.shape[0], "2-D x 3-D (tokens x experts)", device)
-        return torch.ops.warpgemm.grouped_mm_tokens(a, b, offs, out_dtype)
     if a.dim() == 2 and b.dim() == 3:
         T, K = a.shape
         G, Kb, N = b.shape
@@ -325,39 +321,51 @@ def grouped_mm(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor | None = Non
     else:
         raise ValueError(f"grouped_mm takes 2-D x 3-D (with offs), 3-D x 3-D, or 2-D x 2-D (with offs) operands, "
                          f"got {a.dim()}-D and {b.dim()}-D")
-    callers_out = out is not None
     if out is None:
-        out = torch.empty(shape, dtype=out_dtype, device=device)
-    else:
-        if tuple(out.shape) != shape:
-            raise ValueError(f"out must have shape {shape}, got {tuple(out.shape)}")
-        checks.check_out_not_aliasing(out, a=a, b=b)
+        # Through registered ops (fake implementations, autograd formulas): torch.compile(fullgraph=True) traces
+        # them, and backward runs on these kernels. out= calls run eagerly below.
+        cfg = None if config is None else config.to_list()
+        if a.dim() == 3:
+            return torch.ops.warpgemm.bmm(a, b, None, out_dtype, cfg)
+        if b.dim() == 3:
+            return torch.ops.warpgemm.grouped_mm_tokens(a, b, offs, out_dtype, cfg)
+        return torch.ops.warpgemm.grouped_mm_ragged_k(a, b, offs, out_dtype, cfg)
+    if tuple(out.shape) != shape:
+        raise ValueError(f"out must have shape {shape}, got {tuple(out.shape)}")
+    checks.check_out_not_aliasing(out, a=a, b=b)
+    _run(a, b, offs, out, config, keep_rows=True)
+    return out
+
+
+def _run(a, b, offs, out, config, keep_rows: bool) -> None:
+    """Every form into a checked `out`. keep_rows: out is the caller's, so the token form's rows past offs[-1] keep
+    their contents."""
     if out.numel() == 0:
-        return out
+        return
     if a.dim() == 3:
         from .gemm_impl import bmm_into
 
         bmm_into(a, b, None, out, config)
-        return out
+        return
     if a.dim() == 2 and b.dim() == 2:
         _ragged_k(a, b, offs, out, config)
-        return out
+        return
     if a.shape[1] == 0:
-        return out.zero_()
-    if a.dim() == 2 and b.shape[0] == 0:
-        return out  # no groups: every row is past the last group's end (unwritten, as documented above)
+        out.zero_()
+        return
+    if b.shape[0] == 0:
+        return  # no groups: every row is past the last group's end (unwritten, as documented above)
     from .gemm_impl import select_path
 
-    if select_path(device).path == "hopper":
+    if select_path(a.device).path == "hopper":
         # The kernel writes row-major rows. Only a caller's out can be otherwise; a copy of it keeps its rows past
         # offs[-1].
         target = out if out.stride(1) == 1 else out.contiguous()
-        _hopper_tokens_by_group(a, b, offs, target, config, keep_rows=callers_out)
+        _hopper_tokens_by_group(a, b, offs, target, config, keep_rows=keep_rows)
         if target is not out:
             out.copy_(target)
     else:
         _loop_tokens_by_group(a, b, offs, out)
-    return out
 
 
 def _ragged_k(a, b, offs, out, config) -> None:
@@ -378,34 +386,77 @@ def _ragged_k(a, b, offs, out, config) -> None:
             out[g].zero_()
 
 
-# ---- autograd for the 2-D x 3-D form ------------------------------------------------------------------------
-# dA = dY @ B[g]^T per group (the same form with transposed experts); dB[g] = A_g^T @ dY_g (the ragged-K form).
-# Rows past offs[-1] took no part in the forward: their dA is zero.
+# ---- registered ops and their autograd ----------------------------------------------------------------------
+# The token form: dA = dY @ B[g]^T per group (the token form with transposed experts; rows past the last group's
+# end get zeros), dB[g] = A_g^T @ dY_g (the ragged-K form). The ragged-K form: dA[:, tokens of g] = dC[g] @
+# B[tokens of g]^T and dB[tokens of g] = A[:, tokens of g]^T @ dC[g], both token forms (tokens past the last
+# group's end get zeros). Each backward runs on these kernels, and traces under torch.compile.
+
+def _config(values: Optional[List[int]]) -> GemmConfig | None:
+    return None if values is None else GemmConfig.from_list(values)
+
 
 @torch.library.custom_op("warpgemm::grouped_mm_tokens", mutates_args=())
-def grouped_mm_tokens(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor, out_dtype: torch.dtype) -> torch.Tensor:
-    return grouped_mm(a, b, offs, out_dtype=out_dtype)
+def grouped_mm_tokens(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor, out_dtype: torch.dtype,
+                      config: Optional[List[int]]) -> torch.Tensor:
+    out = torch.empty((a.shape[0], b.shape[2]), dtype=out_dtype, device=a.device)
+    _run(a, b, offs, out, _config(config), keep_rows=False)
+    return out
 
 
 @grouped_mm_tokens.register_fake
-def _grouped_mm_tokens_fake(a, b, offs, out_dtype):
+def _grouped_mm_tokens_fake(a, b, offs, out_dtype, config):
     return a.new_empty((a.shape[0], b.shape[2]), dtype=out_dtype)
 
 
-def _grouped_setup(ctx, inputs, output):
-    a, b, offs, _ = inputs
+@torch.library.custom_op("warpgemm::grouped_mm_ragged_k", mutates_args=())
+def grouped_mm_ragged_k(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor, out_dtype: torch.dtype,
+                        config: Optional[List[int]]) -> torch.Tensor:
+    out = torch.empty((offs.shape[0], a.shape[0], b.shape[1]), dtype=out_dtype, device=a.device)
+    _run(a, b, offs, out, _config(config), keep_rows=False)
+    return out
+
+
+@grouped_mm_ragged_k.register_fake
+def _grouped_mm_ragged_k_fake(a, b, offs, out_dtype, config):
+    return a.new_empty((offs.shape[0], a.shape[0], b.shape[1]), dtype=out_dtype)
+
+
+def _setup(ctx, inputs, output):
+    a, b, offs, _, _ = inputs
     ctx.save_for_backward(a, b, offs)
 
 
-def _grouped_backward(ctx, grad):
+def _zero_past_end(x: torch.Tensor, offs: torch.Tensor) -> torch.Tensor:
+    """x (T, ...) with the rows at or past the last group's end zeroed, on the device (no sync)."""
+    if offs.shape[0] == 0:
+        return torch.zeros_like(x)
+    end = offs.max().clamp(0, x.shape[0])
+    past = torch.arange(x.shape[0], device=x.device) >= end
+    return x.masked_fill(past.view(-1, *([1] * (x.dim() - 1))), 0)
+
+
+def _tokens_backward(ctx, grad):
     a, b, offs = ctx.saved_tensors
     g = grad if grad.dtype == a.dtype else grad.to(a.dtype)
     da = db = None
     if ctx.needs_input_grad[0]:
-        da = grouped_mm(g, b.transpose(1, 2), offs, out=torch.zeros_like(a))
+        da = _zero_past_end(torch.ops.warpgemm.grouped_mm_tokens(g, b.transpose(1, 2), offs, a.dtype, None), offs)
     if ctx.needs_input_grad[1]:
-        db = grouped_mm(a.t(), g, offs).to(b.dtype)
-    return da, db, None, None
+        db = torch.ops.warpgemm.grouped_mm_ragged_k(a.t(), g, offs, b.dtype, None)
+    return da, db, None, None, None
 
 
-grouped_mm_tokens.register_autograd(_grouped_backward, setup_context=_grouped_setup)
+def _ragged_k_backward(ctx, grad):
+    a, b, offs = ctx.saved_tensors
+    g = grad if grad.dtype == a.dtype else grad.to(a.dtype)
+    da = db = None
+    if ctx.needs_input_grad[0]:
+        da = _zero_past_end(torch.ops.warpgemm.grouped_mm_tokens(b, g.transpose(1, 2), offs, a.dtype, None), offs).t()
+    if ctx.needs_input_grad[1]:
+        db = _zero_past_end(torch.ops.warpgemm.grouped_mm_tokens(a.t(), g, offs, b.dtype, None), offs)
+    return da, db, None, None, None
+
+
+grouped_mm_tokens.register_autograd(_tokens_backward, setup_context=_setup)
+grouped_mm_ragged_k.register_autograd(_ragged_k_backward, setup_context=_setup)

@@ -51,11 +51,27 @@ def launch_hooks_active() -> bool:
 _TMA_MAPS: dict[tuple, object] = {}
 
 
+def with_cuda_context(fn, *args, **kwargs):
+    """fn(*args, **kwargs), retried once after making this thread's CUDA context current.
+
+    Encoding a TMA descriptor is a driver call and needs a current context. torch binds one to a thread lazily, at
+    its first runtime call: the autograd engine's device thread can reach a launch of ours before any (a backward
+    whose first op is ours), and the encode then fails with "invalid device context"."""
+    try:
+        return fn(*args, **kwargs)
+    except RuntimeError as e:
+        if "invalid device context" not in str(e):
+            raise
+        torch.cuda.current_stream().query()  # a runtime call: binds the current device's primary context
+        return fn(*args, **kwargs)
+
+
 def encode_tensor_map(ptr: int, shape, strides, meta: dict):
     """A CUtensorMap for a TMA operand, as Triton's launcher would encode it from a host descriptor."""
     from triton.backends.nvidia.driver import TMA_DTYPE_DEVICE_TO_HOST
 
-    return triton.runtime.driver.active.utils.fill_tma_descriptor(
+    return with_cuda_context(
+        triton.runtime.driver.active.utils.fill_tma_descriptor,
         ptr, meta["swizzle"], meta["elem_size"], TMA_DTYPE_DEVICE_TO_HOST[meta["elem_type"]], meta["block_size"],
         shape, strides, 0)
 
@@ -205,6 +221,7 @@ class CachedKernel:
                 k.run(grid, 1, 1, stream, k.function, k.packed_metadata, None, None, None, *light_args, *self.tail)
             return
         options = {"launch_pdl": True} if self.pdl else {}
-        self.compiled = self.fn[(grid, )](*full_args(), **self.constexprs, num_warps=self.num_warps,
-                                          maxnreg=self.maxnreg, **options)
+        self.compiled = with_cuda_context(lambda: self.fn[(grid, )](*full_args(), **self.constexprs,
+                                                                    num_warps=self.num_warps, maxnreg=self.maxnreg,
+                                                                    **options))
         self.raw = _RawLaunch.build(self.compiled)
