@@ -26,8 +26,9 @@ Differences from torch._grouped_mm, all deliberate:
   host instead (a synchronization) and raises.
 - out_dtype may also be torch.float32 (torch requires the input dtype).
 - Rows past offs[-1] are left unwritten, as in torch: their contents are unspecified.
-- Autograd covers the 2-D x 3-D form (dA with transposed experts, dB with the ragged-K form); rows past offs[-1]
-  get a zero gradient.
+- Autograd covers every form called without out= (token form: dA with transposed experts, dB with the ragged-K
+  form; ragged-K form: both gradients are token forms; 3-D x 3-D: warpgemm's bmm op); rows past offs[-1] get a
+  zero gradient. Without out= every form is a registered op, so torch.compile(fullgraph=True) traces it.
 - CPU tensors (under the Triton interpreter) and non-Hopper GPUs take a loop over groups, which reads offs on
   the host.
 """
