@@ -323,14 +323,19 @@ def grouped_mm(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor | None = Non
         raise ValueError(f"grouped_mm takes 2-D x 3-D (with offs), 3-D x 3-D, or 2-D x 2-D (with offs) operands, "
                          f"got {a.dim()}-D and {b.dim()}-D")
     if out is None:
-        # Through registered ops (fake implementations, autograd formulas): torch.compile(fullgraph=True) traces
-        # them, and backward runs on these kernels. out= calls run eagerly below.
-        cfg = None if config is None else config.to_list()
-        if a.dim() == 3:
-            return torch.ops.warpgemm.bmm(a, b, None, out_dtype, cfg)
-        if b.dim() == 3:
-            return torch.ops.warpgemm.grouped_mm_tokens(a, b, offs, out_dtype, cfg)
-        return torch.ops.warpgemm.grouped_mm_ragged_k(a, b, offs, out_dtype, cfg)
+        if torch.compiler.is_compiling() or (torch.is_grad_enabled() and (a.requires_grad or b.requires_grad)):
+            # Through registered ops (fake implementations, autograd formulas): torch.compile(fullgraph=True) traces
+            # them, and backward runs on these kernels. Plain eager calls skip the op dispatch (host time per
+            # call), as matmul does.
+            cfg = None if config is None else config.to_list()
+            if a.dim() == 3:
+                return torch.ops.warpgemm.bmm(a, b, None, out_dtype, cfg)
+            if b.dim() == 3:
+                return torch.ops.warpgemm.grouped_mm_tokens(a, b, offs, out_dtype, cfg)
+            return torch.ops.warpgemm.grouped_mm_ragged_k(a, b, offs, out_dtype, cfg)
+        out = torch.empty(shape, dtype=out_dtype, device=device)
+        _run(a, b, offs, out, config, keep_rows=False)
+        return out
     if tuple(out.shape) != shape:
         raise ValueError(f"out must have shape {shape}, got {tuple(out.shape)}")
     checks.check_out_not_aliasing(out, a=a, b=b)
