@@ -59,7 +59,7 @@ def expert_work(t, r, group, r_row, end, group_first, group_tiles, tiles_n, num_
     else:
         off_m = row
         off_n = tile_n * BLOCK_N
-    return WorkItem(group, off_m, off_n, t, t * 0, t * 0, num_k, end)
+    return WorkItem(group, off_m, off_n, t, t * 0, t * 0, num_k, end, t * 0)
 
 
 @aggregate

@@ -20,7 +20,9 @@ from triton.language.core import _aggregate as aggregate
 class WorkItem:
     """One unit: product tile (batch, off_m, off_n), its linear id, and the K steps [k_first, k_first + k_count)
     it covers as part `split` of the tile's SPLIT_K parts. Rows of C at or past `m_end` are not the tile's to
-    write (another group's, in a grouped GEMM; under swap-AB C's rows are the product's columns)."""
+    write (another group's, in a grouped GEMM; under swap-AB C's rows are the product's columns). `k_end` is for
+    the ragged-K form only (ragged_k.py), where k_first and k_end are token indices and the last K step stops at
+    k_end; the other schedulers pass 0."""
 
     batch: gl.tensor
     off_m: gl.tensor
@@ -30,9 +32,10 @@ class WorkItem:
     k_first: gl.tensor
     k_count: gl.tensor
     m_end: gl.tensor
+    k_end: gl.tensor
 
     @gluon.constexpr_function
-    def __init__(self, batch, off_m, off_n, tile, split, k_first, k_count, m_end):
+    def __init__(self, batch, off_m, off_n, tile, split, k_first, k_count, m_end, k_end):
         self.batch = batch
         self.off_m = off_m
         self.off_n = off_n
@@ -41,6 +44,7 @@ class WorkItem:
         self.k_first = k_first
         self.k_count = k_count
         self.m_end = m_end
+        self.k_end = k_end
 
 
 @gluon.jit
@@ -62,7 +66,8 @@ def tile_item(tile, tiles_m, tiles_n, GROUP_M: gl.constexpr, BLOCK_M: gl.constex
     per_batch = tiles_m * tiles_n
     batch = tile // per_batch
     tile_m, tile_n = grouped_order(tile - batch * per_batch, tiles_m, tiles_n, GROUP_M)
-    return WorkItem(batch, tile_m * BLOCK_M, tile_n * BLOCK_N, tile, split, k_first, k_count, (tile_m + 1) * BLOCK_M)
+    return WorkItem(batch, tile_m * BLOCK_M, tile_n * BLOCK_N, tile, split, k_first, k_count, (tile_m + 1) * BLOCK_M,
+                    tile * 0)
 
 
 @aggregate
