@@ -9,6 +9,10 @@ units interleaved over windows of W groups (kernels/hopper/ragged_k.py), W = 1 (
 3 alternating rounds, do_bench (L2 flushed before each call).
 
     python scripts/ragged_window_probe.py OUT.json [W ...]
+
+Needs the tree of commit 4f5a01b (ops.grouped_ragged_k.ragged_k_window and the windowed scheduler); the window
+was not kept (notes/perf.md, 2026-11-25). Each timed call re-plans (the window is swapped per call), which adds
+host time that shows on the sub-millisecond cases (E32 T512): compare windows there, not ratios to torch.
 """
 import json
 import sys

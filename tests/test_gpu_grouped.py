@@ -435,27 +435,6 @@ def test_ragged_k_dtypes(dtype, out_dtype):
     check_ragged(rand(T, 256, g=g, dtype=dtype).t(), rand(T, 384, g=g, dtype=dtype), offsets(sizes), out_dtype=out_dtype)
 
 
-@pytest.mark.parametrize("window", [2, 5, 7, 40])
-def test_ragged_k_interleaved_windows(window, monkeypatch):
-    """Units interleaved over windows of groups (kernels/hopper/ragged_k.py): 23 groups (the last window short),
-    empty groups, groups past one tile-row of K steps, a window wider than the groups. Each tile's K loop is the
-    same whatever the order, so the output equals the group-after-group walk bitwise."""
-    from warpgemm.ops import grouped_ragged_k
-
-    g = torch.Generator(device=DEV).manual_seed(40 + window)
-    sizes = [(i * 53) % 190 if i % 5 else 0 for i in range(23)]
-    T = sum(sizes) + 5
-    x, dy = rand(T, 300, g=g), rand(T, 520, g=g)
-    monkeypatch.setattr(grouped_ragged_k, "_PLANS", {})
-    monkeypatch.setattr(grouped_ragged_k, "ragged_k_window", lambda *args: 1)
-    base = warpgemm.grouped_mm(x.t(), dy, offsets(sizes))
-    monkeypatch.setattr(grouped_ragged_k, "_PLANS", {})
-    monkeypatch.setattr(grouped_ragged_k, "ragged_k_window", lambda *args: window)
-    out = check_ragged(x.t(), dy, offsets(sizes))
-    assert grouped_ragged_k._plan(x, dy, out, None).launch.constexprs["RAGGED_K"] >= window
-    assert torch.equal(out, base)
-
-
 RAGGED_CONFIGS = [c for c in SHIPPED_CONFIGS if forced_config_problem(c) is None]
 
 

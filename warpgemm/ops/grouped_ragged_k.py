@@ -57,11 +57,6 @@ def ragged_k_config(M: int, N: int, tokens: int, groups: int, in_dtype: torch.dt
     raise AssertionError("no ragged-K config is valid")
 
 
-def ragged_k_window(M: int, N: int, tokens: int, groups: int) -> int:
-    """How many groups' units to interleave (kernels/hopper/ragged_k.py); 1 walks group after group."""
-    return 1
-
-
 def ragged_view(x: torch.Tensor, block_k: int, contiguous_dim: int) -> TmaGeometry:
     """The (t, j, x) descriptor geometry of a token-outer (T, X) operand: element (t, j, x) is x[t + j, x], the
     t and j dimensions sharing the token stride, j of block_k entries (kernels/hopper/ragged_k.py).
@@ -109,9 +104,8 @@ def _plan(at: torch.Tensor, b: torch.Tensor, out: torch.Tensor, config: GemmConf
     c_staged = c_geom is None
     if c_staged:
         c_geom = padded_geometry(tuple(out.shape), out.element_size(), 2)
-    window = ragged_k_window(M, N, at.shape[0], G)
     launch = GemmLaunch(cfg, ragged_view(at, cfg.block_k, 1), ragged_view(b, cfg.block_k, 2), c_geom, False, False,
-                        False, _env.sms_for(out.device), ragged_k=window)
+                        False, _env.sms_for(out.device), ragged_k=True)
     if len(_PLANS) > 1024:
         _PLANS.clear()
     plan = _PLANS[key] = _Plan(cfg, why, launch, c_staged)

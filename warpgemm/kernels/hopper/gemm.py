@@ -12,7 +12,7 @@ from .epilogue import RowBoundStoreEpilogue, RowBoundTransposedEpilogue, TmaStor
 from .gemm_kernel import gemm_kernel
 from .partial_sums import PartialSumEpilogue
 from .expert_scheduler import EXPERT_SCHEDULERS, OFFS_GROUPS_MAX, RUN_ALWAYS, OffsExpertScheduler
-from .ragged_k import RaggedKScheduler, interleave_window
+from .ragged_k import RaggedKScheduler
 from .scheduler import GroupedTileScheduler, StreamKScheduler
 from .launch import CachedKernel, LightDesc, full_desc, launch_hooks_active, nvmma_layout
 from .scratch import split_k_scratch, unused_pointers
@@ -50,14 +50,13 @@ def _at(t: torch.Tensor, elems: int) -> torch.Tensor:
 
 def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched: bool, b_batched: bool,
                       has_bias: bool, grouped: bool = False, when: int = RUN_ALWAYS,
-                      offs_table: bool = False, ragged_k: int = 0) -> dict:
+                      offs_table: bool = False, ragged_k: bool = False) -> dict:
     """The constexpr arguments of `gemm_kernel` for one variant (shared with the offline compile checks).
 
     grouped: the MoE form, A's rows in groups by a device table, B batched by group, row-bounded stores.
     when: the grouped GEMM's run condition on the table (expert_scheduler.RUN_*). offs_table: the kernel reads offs
     itself instead of a table (expert_scheduler.OffsExpertScheduler: at most OFFS_GROUPS_MAX groups, RUN_ALWAYS).
-    ragged_k: 0, or the weight-gradient form, groups along K read through (t, j, x) operand views (ragged_k.py),
-    with units interleaved over windows of that many groups (ragged_k.interleave_window; True means 1)."""
+    ragged_k: the weight-gradient form, groups along K read through (t, j, x) operand views (ragged_k.py)."""
     if ragged_k:
         if grouped or cfg.swap_ab or cfg.split_k > 1 or cfg.stream_k or a_kmajor or b_kmajor:
             raise ValueError("a ragged-K GEMM runs whole plain tiles on token-outer operands (A M-contiguous, "
@@ -77,7 +76,7 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
             epilogue = TransposedStoreEpilogue if cfg.swap_ab else TmaStoreEpilogue
     return dict(A_KMAJOR=a_kmajor, B_KMAJOR=b_kmajor, A_BATCHED=a_batched, B_BATCHED=b_batched, HAS_BIAS=has_bias,
                 GROUP_M=cfg.group_m, STAGES=cfg.stages, SPLIT_K=cfg.split_k, CONSUMERS=cfg.consumers,
-                SWAP_AB=cfg.swap_ab, RAGGED_K=int(ragged_k),
+                SWAP_AB=cfg.swap_ab, RAGGED_K=ragged_k,
                 PRODUCER_REGS=cfg.producer_regs, CONSUMER_REGS=worker_consumer_regs(cfg),
                 SchedulerImpl=scheduler, EpilogueImpl=epilogue)
 
@@ -102,13 +101,12 @@ class GemmLaunch:
 
     def __init__(self, cfg: GemmConfig, a: TmaGeometry, b: TmaGeometry, c: TmaGeometry, a_batched: bool,
                  b_batched: bool, has_bias: bool, num_sms: int, groups: int = 0, when: int = RUN_ALWAYS,
-                 pdl: bool | None = None, offs_table: bool = False, ragged_k: int = 0):
+                 pdl: bool | None = None, offs_table: bool = False, ragged_k: bool = False):
         """a, b, c: the caller's operands (c = a @ b). groups > 0: the grouped (MoE) form over that many groups;
         tiles are counted on the device, so the grid is sized for the most there can be. when: the grouped form's
         run condition on the device table (expert_scheduler.RUN_*). offs_table: the grouped kernel is handed offs
         as its table and counts the row tiles itself. ragged_k: the weight-gradient form (ragged_k.py): a and b
-        are the (t, j, x) views of ragged_view, c is (G, M, N), and offs is the table; its value is the number of
-        groups to interleave (1: group after group), made prime to the grid here. pdl: programmatic dependent
+        are the (t, j, x) views of ragged_view, c is (G, M, N), and offs is the table. pdl: programmatic dependent
         launch (default: launch_uses_pdl)."""
         if offs_table and not 0 < groups <= OFFS_GROUPS_MAX:
             # The kernel holds at most OFFS_GROUPS_MAX groups' offsets: later groups' rows would never be written.
@@ -148,8 +146,6 @@ class GemmLaunch:
         else:
             self.grid = persistent_grid(self.tiles, num_sms, M, N)
             self.partial_elems = 0
-        if ragged_k:
-            ragged_k = interleave_window(int(ragged_k), self.grid)
         num_warps, maxnreg = launch_warps(cfg)
         self.kernel = CachedKernel(gemm_kernel,
                                    kernel_constexprs(cfg, a_kmajor, b_kmajor, a_batched, b_batched, has_bias,

@@ -44,7 +44,7 @@ class GemmOperands:
     SPLIT_K: gl.constexpr
     CONSUMERS: gl.constexpr
     SWAP_AB: gl.constexpr
-    RAGGED_K: gl.constexpr  # 0, or the ragged-K form's group window (ragged_k.py)
+    RAGGED_K: gl.constexpr
 
     @gluon.constexpr_function
     def __init__(self, a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,

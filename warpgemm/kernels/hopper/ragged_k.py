@@ -16,13 +16,6 @@ whole step (r = BLOCK_K) is the plain box at (k, 0). The producer computes these
 offs is read on the device, sanitized per group (start and end clamped to [0, T]; an end below its start makes
 the group empty): any offs keeps every read in bounds and every write in C. An empty group's tiles run no K step
 and store zeros, as torch does.
-
-Units go window by window of WINDOW groups (the kernel's RAGGED_K constexpr), the window's groups interleaved
-unit by unit. A unit is K steps over its group's tokens plus a whole output tile to store, so a group with many
-tokens makes tensor-core-bound units and a group with few makes store-bound ones; taken group after group, every
-SM runs the same kind at the same time and the two phases add up. Interleaved, the programs running at once mix
-them. With WINDOW prime and not a divisor of the grid (the host sees to it: `interleave_window`), program p's
-units p, p + P, ... visit the window's groups in turn, so no program gets only the heavy ones.
 """
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
@@ -33,9 +26,10 @@ from .scheduler import WorkItem, grouped_order
 
 @aggregate
 class RaggedKScheduler:
-    """Units u = p, p + P, ... of G x tiles_m x tiles_n, window by window of WINDOW groups (module docstring),
-    each group's tiles in the grouped order, so the programs running at once share the window's panels of A and
-    B in L2. offs is the kernel's group_table argument."""
+    """Units u = p, p + P, ... of G x tiles_m x tiles_n: group u // (tiles_m * tiles_n), then the grouped order
+    within the group, so the programs running at once share one group's panels of A and B in L2 (interleaving
+    the units of a few groups instead was 4-30% slower: results/2026-11-25-wgrad/). offs is the kernel's
+    group_table argument."""
 
     first: gl.tensor
     step: gl.tensor
@@ -48,11 +42,10 @@ class RaggedKScheduler:
     BLOCK_N: gl.constexpr
     BLOCK_K: gl.constexpr
     GROUP_M: gl.constexpr
-    WINDOW: gl.constexpr
 
     @gluon.constexpr_function
     def __init__(self, first, step, num_units, tiles_m, tiles_n, tokens, offs_ptr, BLOCK_M, BLOCK_N, BLOCK_K,
-                 GROUP_M, WINDOW):
+                 GROUP_M):
         self.first = first
         self.step = step
         self.num_units = num_units
@@ -64,7 +57,6 @@ class RaggedKScheduler:
         self.BLOCK_N = gl.constexpr(BLOCK_N)
         self.BLOCK_K = gl.constexpr(BLOCK_K)
         self.GROUP_M = gl.constexpr(GROUP_M)
-        self.WINDOW = gl.constexpr(WINDOW)
 
     @gluon.jit
     def create(p):
@@ -73,7 +65,7 @@ class RaggedKScheduler:
         tiles_n = gl.cdiv(p.c_desc.shape[2], p.block_n())
         return RaggedKScheduler(gl.program_id(0), gl.num_programs(0), p.c_desc.shape[0] * tiles_m * tiles_n,
                                 tiles_m, tiles_n, p.a_desc.shape[0], p.group_table_ptr,
-                                p.block_m(), p.block_n(), p.block_k(), p.GROUP_M, p.RAGGED_K)
+                                p.block_m(), p.block_n(), p.block_k(), p.GROUP_M)
 
     @gluon.jit
     def local_count(self):
@@ -83,15 +75,8 @@ class RaggedKScheduler:
     def work(self, i):
         u = self.first + i * self.step
         per_group = self.tiles_m * self.tiles_n
-        groups = self.num_units // per_group
-        # Window w holds groups [w * WINDOW, ...) (the last one fewer), their units interleaved: local unit l is
-        # group l % n's tile l // n.
-        window_units = self.WINDOW * per_group
-        g0 = u // window_units * self.WINDOW
-        n = gl.minimum(groups - g0, self.WINDOW)
-        local = u - g0 * per_group
-        g = g0 + local % n
-        tile_m, tile_n = grouped_order(local // n, self.tiles_m, self.tiles_n, self.GROUP_M)
+        g = u // per_group
+        tile_m, tile_n = grouped_order(u - g * per_group, self.tiles_m, self.tiles_n, self.GROUP_M)
         start = gl.load(self.offs_ptr + g - 1, mask=g > 0, other=0)
         end = gl.load(self.offs_ptr + g)
         start = gl.minimum(gl.maximum(start, 0), self.tokens)
@@ -99,14 +84,3 @@ class RaggedKScheduler:
         k_count = gl.cdiv(end - start, self.BLOCK_K)
         return WorkItem(g, tile_m * self.BLOCK_M, tile_n * self.BLOCK_N, u, u * 0, start, k_count,
                         (tile_m + 1) * self.BLOCK_M, end)
-
-
-def interleave_window(wanted: int, grid: int) -> int:
-    """The window for `wanted` interleaved groups on `grid` programs: 1 (group after group), or the smallest prime
-    >= wanted that does not divide the grid, so every program's units take the window's groups in turn."""
-    if wanted <= 1:
-        return 1
-    w = max(wanted, 2)
-    while grid % w == 0 or any(w % d == 0 for d in range(2, int(w ** 0.5) + 1)):
-        w += 1
-    return w
