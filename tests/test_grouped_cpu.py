@@ -99,6 +99,28 @@ def test_ragged_k_bounds_clamp_each_group():
         assert torch.allclose(out[g].float(), want, rtol=2e-2, atol=1e-1), g
 
 
+def test_ragged_k_tile_follows_tokens_and_output_size():
+    """The weight-gradient tile from the mean tokens per group and each group's output (M, N): few tokens 64x128;
+    up to 128 the chunked-store tile, one tile-row at a time once a group's output evicts its input panels from
+    L2 (K7168 N2048), in bands of 8 below that (K2048 N1408); an fp32 output takes a tile whose epilogue fits."""
+    from warpgemm import heuristics as h
+    from warpgemm.config import check_config
+    from warpgemm.ops.grouped_ragged_k import ragged_k_config
+
+    def pick(M, N, T, G, out=BF):
+        return ragged_k_config(M, N, T, G, BF, out)[0]
+
+    assert pick(4096, 1536, 512, 32) == h.SMALL
+    assert pick(7168, 2048, 16384, 128) == h.RAGGED_K_ROWS
+    assert pick(7168, 2048, 32768, 256) == h.RAGGED_K_ROWS
+    assert pick(2048, 1408, 8192, 64) == h.LARGE_ONE_WAVE
+    assert pick(2048, 1536, 65536, 128) == h.LARGE
+    assert pick(4096, 14336, 16384, 8) == h.LARGE_TALL_BANDS
+    assert h.RAGGED_K_ROWS in h.SHIPPED_CONFIGS and h.RAGGED_K_ROWS.group_m == 1
+    cfg = pick(7168, 2048, 16384, 128, torch.float32)
+    assert check_config(cfg, BF, torch.float32) is None
+
+
 def test_ragged_k_operand_view():
     """(t, j, x) -> op[t + j, x]: both token dimensions step by the operand's pitch; one token gets a legal pitch."""
     from warpgemm.ops.grouped_ragged_k import ragged_view

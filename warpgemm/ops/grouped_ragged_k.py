@@ -14,7 +14,8 @@ import torch
 
 from .. import _env
 from ..config import GemmConfig, check_config
-from ..heuristics import LARGE, LARGE_ONE_WAVE, LARGE_TALL_BANDS, MEDIUM, MEDIUM_FP32_OUT, SMALL
+from ..heuristics import (LARGE, LARGE_ONE_WAVE, LARGE_TALL_BANDS, MEDIUM, MEDIUM_FP32_OUT, RAGGED_K_ROWS,
+                          SMALL)
 from ..kernels.hopper.tma_operands import TmaGeometry, describe, output_buffer, padded_geometry
 
 
@@ -28,6 +29,11 @@ def forced_config_problem(cfg: GemmConfig) -> str | None:
     return None
 
 
+# Elements of one group's output from which RAGGED_K_ROWS walks it (K7168 N2048: 14.7M, 1.02-1.05x against
+# 0.99-1.04x for bands of 8; K2048 N1408: 2.9M, bands of 8 within 1%: results/2026-11-25-wgrad/ragged_band.json).
+ROWS_MIN_OUTPUT = 8 << 20
+
+
 def ragged_k_config(M: int, N: int, tokens: int, groups: int, in_dtype: torch.dtype,
                     out_dtype: torch.dtype) -> tuple[GemmConfig, str]:
     """The tile from each group's output (M, N) and the mean tokens per group (no synchronization).
@@ -36,7 +42,8 @@ def ragged_k_config(M: int, N: int, tokens: int, groups: int, in_dtype: torch.dt
     (results/2026-11-24-ragged-k/ragged_k_sweep_5.json): with a few dozen tokens per group the call is a stream of
     output tiles and 64x128 tiles write it fastest (E32 T512: 1.12-1.19x against 1.05-1.11x for 128x256); up to 128
     tokens, 128x256 tiles stored in four overlapped column chunks with a 4th stage (E128/E256 K7168 N2048:
-    0.98-1.04x against 0.93-1.04x for plain 128x256); past that, plain 128x256 tiles, in bands of 16 tile-rows
+    0.98-1.04x against 0.93-1.04x for plain 128x256), walked one tile-row at a time where a group's output is
+    large (ROWS_MIN_OUTPUT); past that, plain 128x256 tiles, in bands of 16 tile-rows
     where the output is wider than tall (E8 K4096 N14336: 1.04-1.09x against 1.02-1.05x), of 8 otherwise (E8
     K14336 N4096 and E128 K2048 N1536: bands of 16 lose 2-7%)."""
     mean = tokens / max(groups, 1)
@@ -45,8 +52,12 @@ def ragged_k_config(M: int, N: int, tokens: int, groups: int, in_dtype: torch.dt
     elif mean <= 32:
         order, why = (SMALL, MEDIUM_FP32_OUT), f"{mean:.0f} tokens per group: 64x128 tiles write the output fastest"
     elif mean <= 128:
-        order, why = (LARGE_ONE_WAVE, MEDIUM, MEDIUM_FP32_OUT), \
-            f"{mean:.0f} tokens per group: chunked, overlapped stores"
+        # A group's output past ~16 MB evicts the inputs' panels from L2 before bands of 8 tile-rows return to
+        # them: walk one tile-row at a time (heuristics.RAGGED_K_ROWS).
+        first = RAGGED_K_ROWS if M * N >= ROWS_MIN_OUTPUT else LARGE_ONE_WAVE
+        order, why = (first, MEDIUM, MEDIUM_FP32_OUT), \
+            f"{mean:.0f} tokens per group: chunked, overlapped stores" + \
+            ("; a large output per group: one tile-row at a time" if first is RAGGED_K_ROWS else "")
     elif N > M:
         order, why = (LARGE_TALL_BANDS, MEDIUM, MEDIUM_FP32_OUT), f"{mean:.0f} tokens per group, N > M: tall bands"
     else:
