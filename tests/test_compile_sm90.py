@@ -9,6 +9,7 @@ import torch
 from warpgemm.config import SMEM_LIMIT, check_config
 from warpgemm.heuristics import SHIPPED_CONFIGS
 from warpgemm.kernels.hopper.aot import compile_gemm, inspect_compiled
+from warpgemm.kernels.hopper.ptx_hints import STORE_OP
 from warpgemm.ops.grouped_ragged_k import forced_config_problem
 
 VARIANTS = []
@@ -59,6 +60,9 @@ def test_ragged_k_variant_compiles_clean(cfg, out_dtype, tmp_path):
                           b_batched=False, ragged_k=True)
     r = inspect_compiled(kernel, "ragged_k", str(tmp_path))
     assert r.has_wgmma and r.has_tma_load and r.has_tma_store and r.has_setmaxnreg
+    # Every TMA store of this form is marked evict-first in L2 by the PTX pass (kernels/hopper/ptx_hints.py).
+    plain = kernel.asm["ptx"].count(STORE_OP + " ")
+    assert r.hinted_stores > 0 and plain == 0, f"{r.hinted_stores} hinted and {plain} plain TMA stores"
     assert r.stack_bytes == 0 and r.local_bytes == 0, f"register spills: {r}"
     assert r.shared_bytes <= SMEM_LIMIT
 
@@ -120,6 +124,7 @@ def test_hopper_variant_compiles_clean(variant, tmp_path):
     assert r.stack_bytes == 0 and r.local_bytes == 0, f"register spills: {r}"
     assert r.shared_bytes <= SMEM_LIMIT
     assert r.shared_bytes <= cfg.smem_bytes(in_dt, out_dt), "the config's shared-memory estimate is too low"
+    assert r.hinted_stores == 0, "only the ragged-K form's stores carry L2 hints"
 
 
 def test_ping_pong_register_counts_are_the_planned_ones(tmp_path):

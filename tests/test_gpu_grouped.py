@@ -435,6 +435,25 @@ def test_ragged_k_dtypes(dtype, out_dtype):
     check_ragged(rand(T, 256, g=g, dtype=dtype).t(), rand(T, 384, g=g, dtype=dtype), offsets(sizes), out_dtype=out_dtype)
 
 
+def test_ragged_k_launch_runs_the_store_hinted_binary():
+    """The JIT path compiles the ragged-K variant under the PTX pass (kernels/hopper/ptx_hints.py): the binary it
+    launches carries evict-first TMA stores, and a dense GEMM's does not."""
+    from warpgemm.ops import grouped_ragged_k
+    from warpgemm.ops.gemm_impl import _PLANS
+
+    g = torch.Generator(device=DEV).manual_seed(9)
+    sizes = [40, 0, 90]
+    x, dy = rand(sum(sizes), 256, g=g), rand(sum(sizes), 512, g=g)
+    out = check_ragged(x.t(), dy, offsets(sizes))
+    ptx = grouped_ragged_k._plan(x, dy, out, None).launch.kernel.compiled.asm["ptx"]
+    assert ".bulk_group.L2::cache_hint" in ptx and "L2::evict_first" in ptx
+    a, w = rand(300, 256, g=g), rand(512, 256, g=g)
+    warpgemm.matmul(a, w.T)
+    dense = [p for p in _PLANS.values() if getattr(p, "config", None) is not None]
+    assert dense and all(".L2::cache_hint" not in p.launch.kernel.compiled.asm["ptx"]
+                         for p in dense if hasattr(p.launch, "kernel") and p.launch.kernel.compiled is not None)
+
+
 RAGGED_CONFIGS = [c for c in SHIPPED_CONFIGS if forced_config_problem(c) is None]
 
 

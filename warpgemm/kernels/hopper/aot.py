@@ -20,6 +20,7 @@ from triton.runtime.jit import mangle_type
 from ...config import GemmConfig, StreamConfig, launch_warps, stream_launch_regs
 from .elementwise_kernel import OPS, elementwise_kernel
 from .gemm import kernel_constexprs, operand_blocks
+from .ptx_hints import store_hints
 from .gemm_kernel import gemm_kernel
 from .launch import nvmma_layout
 
@@ -38,6 +39,7 @@ class CompileReport(NamedTuple):
     registers: int
     stack_bytes: int
     local_bytes: int
+    hinted_stores: int  # TMA stores carrying an L2 cache hint (ptx_hints.py)
 
 
 def _example_descriptor(block, dtype):
@@ -66,7 +68,9 @@ def compile_gemm(cfg: GemmConfig, *, in_dtype=torch.bfloat16, out_dtype=torch.bf
     # As the JIT specializes them for 16-byte aligned tensors (the launches' partial and output buffers are).
     aligned = {(i, ): [["tt.divisibility", 16]] for i, name in enumerate(signature) if name in _ALIGNED_POINTERS}
     src = GluonASTSource(gemm_kernel, signature, constexprs={**constexprs, "num_warps": num_warps}, attrs=aligned)
-    return triton.compile(src, target=SM90, options={"num_warps": num_warps, "maxnreg": maxnreg, "launch_pdl": True})
+    with store_hints(bool(constexprs["L2_STORE_HINT"])):
+        return triton.compile(src, target=SM90, options={"num_warps": num_warps, "maxnreg": maxnreg,
+                                                         "launch_pdl": True})
 
 
 def compile_elementwise(cfg: StreamConfig, dtype=torch.float32, op: str = "add"):
@@ -107,6 +111,7 @@ def inspect_compiled(kernel, name: str, tmpdir: str) -> CompileReport:
         registers=field("REG"),
         stack_bytes=field("STACK"),
         local_bytes=field("LOCAL"),
+        hinted_stores=len(re.findall(r"cp\.async\.bulk\.tensor\.\dd\.global\.shared::cta\.bulk_group\.L2::cache_hint", ptx)),
     )
 
 

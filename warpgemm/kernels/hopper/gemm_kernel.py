@@ -36,9 +36,11 @@ def a_slots_shape(stages, box, a_kmajor):
 def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,  #
                 A_KMAJOR: gl.constexpr, B_KMAJOR: gl.constexpr, A_BATCHED: gl.constexpr, B_BATCHED: gl.constexpr,
                 HAS_BIAS: gl.constexpr, GROUP_M: gl.constexpr, STAGES: gl.constexpr, SPLIT_K: gl.constexpr,
-                CONSUMERS: gl.constexpr, SWAP_AB: gl.constexpr, RAGGED_K: gl.constexpr, PRODUCER_REGS: gl.constexpr,
-                CONSUMER_REGS: gl.constexpr,
+                CONSUMERS: gl.constexpr, SWAP_AB: gl.constexpr, RAGGED_K: gl.constexpr, L2_STORE_HINT: gl.constexpr,
+                PRODUCER_REGS: gl.constexpr, CONSUMER_REGS: gl.constexpr,
                 SchedulerImpl: gl.constexpr, EpilogueImpl: gl.constexpr, num_warps: gl.constexpr):
+    # L2_STORE_HINT is not read here: the variant is compiled under ptx_hints.store_hints(), which marks its TMA
+    # stores evict-first in the PTX; as a constexpr it keeps hinted and plain binaries apart in Triton's cache.
     # A slots hold at least one warpgroup's 64 wgmma rows (partitions.GemmOperands.mma_m); a 32-row swap-AB box
     # fills the lower half of each (K-major A only: the rows must be the slot's outer dimension).
     a_bufs = gl.allocate_shared_memory(a_desc.dtype, a_slots_shape(STAGES, a_desc.block_type.shape, A_KMAJOR),

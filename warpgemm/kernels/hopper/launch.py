@@ -7,6 +7,7 @@ kernel (measured: 161 us -> 61 us per 256^3 GEMM call, notes/perf.md).
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 
 import torch
@@ -189,14 +190,17 @@ class CachedKernel:
     shapes, layouts, pointer alignment) is fixed for this object.
     """
 
-    __slots__ = ("fn", "constexprs", "tail", "num_warps", "maxnreg", "compiled", "raw", "pdl")
+    __slots__ = ("fn", "constexprs", "tail", "num_warps", "maxnreg", "compiled", "raw", "pdl", "compile_context")
 
     def __init__(self, fn, constexprs: dict, num_warps: int, maxnreg: int | None, pdl: bool = False,
-                 num_warps_param: bool = True):
+                 num_warps_param: bool = True, compile_context=contextlib.nullcontext):
         """pdl: launch with programmatic dependent launch (the kernel must wait on the prior grid itself).
-        num_warps_param: the kernel's last parameter is `num_warps: constexpr` (the Gluon GEMM's is)."""
+        num_warps_param: the kernel's last parameter is `num_warps: constexpr` (the Gluon GEMM's is).
+        compile_context: a context manager factory the first launch (which compiles) runs inside, e.g. a PTX
+        pass (ptx_hints.store_hints)."""
         self.fn = fn
         self.pdl = pdl
+        self.compile_context = compile_context
         self.constexprs = constexprs
         self.num_warps = num_warps
         self.maxnreg = maxnreg
@@ -221,7 +225,8 @@ class CachedKernel:
                 k.run(grid, 1, 1, stream, k.function, k.packed_metadata, None, None, None, *light_args, *self.tail)
             return
         options = {"launch_pdl": True} if self.pdl else {}
-        self.compiled = with_cuda_context(lambda: self.fn[(grid, )](*full_args(), **self.constexprs,
-                                                                    num_warps=self.num_warps, maxnreg=self.maxnreg,
-                                                                    **options))
+        with self.compile_context():
+            self.compiled = with_cuda_context(lambda: self.fn[(grid, )](*full_args(), **self.constexprs,
+                                                                        num_warps=self.num_warps,
+                                                                        maxnreg=self.maxnreg, **options))
         self.raw = _RawLaunch.build(self.compiled)
