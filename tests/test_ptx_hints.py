@@ -50,3 +50,13 @@ def test_the_hook_is_installed_only_while_compiling_and_chains_the_previous_one(
             assert knobs.runtime.add_stages_inspection_hook is previous
     finally:
         knobs.runtime.add_stages_inspection_hook = saved
+
+
+def test_the_hook_is_restored_when_the_compile_raises():
+    saved = knobs.runtime.add_stages_inspection_hook
+    try:
+        with ptx_hints.store_hints():
+            raise RuntimeError("compile failed")
+    except RuntimeError:
+        pass
+    assert knobs.runtime.add_stages_inspection_hook is saved

@@ -157,13 +157,12 @@ class GemmLaunch:
             self.grid = persistent_grid(self.tiles, num_sms, M, N)
             self.partial_elems = 0
         num_warps, maxnreg = launch_warps(cfg)
-        self.kernel = CachedKernel(gemm_kernel,
-                                   kernel_constexprs(cfg, a_kmajor, b_kmajor, a_batched, b_batched, has_bias,
-                                                     grouped=groups > 0, when=when, offs_table=offs_table,
-                                                     ragged_k=ragged_k),
+        constexprs = kernel_constexprs(cfg, a_kmajor, b_kmajor, a_batched, b_batched, has_bias, grouped=groups > 0,
+                                       when=when, offs_table=offs_table, ragged_k=ragged_k)
+        self.kernel = CachedKernel(gemm_kernel, constexprs,
                                    num_warps, maxnreg,
                                    pdl=launch_uses_pdl(cfg) if pdl is None else pdl and _env.PDL,
-                                   compile_context=functools.partial(store_hints, bool(store_hint(ragged_k))))
+                                   compile_context=functools.partial(store_hints, bool(constexprs["L2_STORE_HINT"])))
 
     @property
     def constexprs(self) -> dict:

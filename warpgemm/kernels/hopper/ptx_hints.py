@@ -11,18 +11,23 @@ carries an L2_STORE_HINT constexpr (which also keys Triton's cache: a hinted bin
 one) and is compiled inside `store_hints()`, which wraps Triton's PTX stage for that one compile. Each bulk tensor
 store of `gemm_kernel` gains `.L2::cache_hint` with a `createpolicy.fractional.L2::evict_first` policy made just
 before it in its own PTX scope. Hints do not change results. If Triton's PTX stops matching, the store is left
-plain and `HINTS_APPLIED` says so; the CPU compile checks assert that hinted variants carry the hint.
+plain, a warning says so; the CPU compile checks assert that hinted variants carry the hint.
 """
 from __future__ import annotations
 
 import contextlib
 import re
+import threading
+import warnings
 
 from triton import knobs
 
 STORE_OP = "cp.async.bulk.tensor.3d.global.shared::cta.bulk_group"
-_STORE = re.compile(r"^(\t(?:@!?%p\d+ )?)" + re.escape(STORE_OP) + r"( \[.*\]);$", re.M)
-KERNEL_ENTRY = ".entry gemm_kernel"
+_STORE = re.compile(r"^(\t(?:@!?%p\d+ )?)(cp\.async\.bulk\.tensor\.\dd\.global\.shared::cta\.bulk_group)( \[.*\]);$",
+                    re.M)
+KERNEL_ENTRY = ".entry gemm_kernel("
+# One compile under the hook at a time: the hook is process-wide, and overlapping contexts would leave it installed.
+_LOCK = threading.RLock()
 
 # Kernel names of the compiles in this process whose stores were hinted / matched nothing (for tests and logs).
 HINTS_APPLIED: dict[str, int] = {}
@@ -33,7 +38,7 @@ def hint_stores(ptx: str, policy: str = "evict_first") -> tuple[str, int]:
 
     def sub(m: re.Match) -> str:
         return (f"\t{{ .reg .b64 %l2pol; createpolicy.fractional.L2::{policy}.b64 %l2pol, 1.0;\n"
-                f"{m.group(1)}{STORE_OP}.L2::cache_hint{m.group(2)}, %l2pol; }}")
+                f"{m.group(1)}{m.group(2)}.L2::cache_hint{m.group(3)}, %l2pol; }}")
 
     return _STORE.subn(sub, ptx)
 
@@ -50,6 +55,8 @@ def _hook(previous):
                 return ptx
             ptx, n = hint_stores(ptx)
             HINTS_APPLIED[metadata.get("name", "gemm_kernel")] = n
+            if n == 0:
+                warnings.warn("warpgemm: no TMA store matched the L2-hint PTX pass; the kernel runs without hints")
             return ptx
 
         stages["ptx"] = ptx_stage
@@ -62,9 +69,10 @@ def store_hints(enabled: bool = True):
     if not enabled:
         yield
         return
-    previous = knobs.runtime.add_stages_inspection_hook
-    knobs.runtime.add_stages_inspection_hook = _hook(previous)
-    try:
-        yield
-    finally:
-        knobs.runtime.add_stages_inspection_hook = previous
+    with _LOCK:
+        previous = knobs.runtime.add_stages_inspection_hook
+        knobs.runtime.add_stages_inspection_hook = _hook(previous)
+        try:
+            yield
+        finally:
+            knobs.runtime.add_stages_inspection_hook = previous
