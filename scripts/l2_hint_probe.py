@@ -7,7 +7,8 @@ the input panels, which are then read from DRAM 2-3 times, and those reads mixed
 ~12% of its rate. triton 3.6's Gluon TMA copies take no cache hint, so a PTX post-pass (as in
 tensormap_prefetch_probe.py) adds `.L2::cache_hint` with a `createpolicy.fractional` policy to gemm_kernel's
 bulk tensor copies. MODE: plain; store_ef (stores evict_first); store_ef_load_el (and loads evict_last); load_el.
-Triton's cache key does not see the pass: a fresh TRITON_CACHE_DIR per mode. Each case: ours against torch in the
+Triton's cache key does not see the pass: a fresh TRITON_CACHE_DIR per mode. The product's own pass (ptx_hints.py,
+which hints the ragged-K form since this probe) is turned off here, so MODE alone decides what is hinted. Each case: ours against torch in the
 same process (3 alternating rounds, do_bench); compare the ratios across the modes' processes.
 """
 import json
@@ -56,6 +57,9 @@ def main():
     if mode != "plain":
         knobs.runtime.add_stages_inspection_hook = make_hook(mode)
     import warpgemm
+    from warpgemm.kernels.hopper import gemm as hopper_gemm
+
+    hopper_gemm.store_hint = lambda ragged_k: 0  # the product's pass off (see above)
     from warpgemm.bench.gemm_bench import environment
     from warpgemm.bench.moe_bench import routing
     from warpgemm.bench.timing import alternate, warm_gpu

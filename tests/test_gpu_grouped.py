@@ -449,9 +449,11 @@ def test_ragged_k_launch_runs_the_store_hinted_binary():
     assert ".bulk_group.L2::cache_hint" in ptx and "L2::evict_first" in ptx
     a, w = rand(300, 256, g=g), rand(512, 256, g=g)
     warpgemm.matmul(a, w.T)
-    dense = [p for p in _PLANS.values() if getattr(p, "config", None) is not None]
-    assert dense and all(".L2::cache_hint" not in p.launch.kernel.compiled.asm["ptx"]
-                         for p in dense if hasattr(p.launch, "kernel") and p.launch.kernel.compiled is not None)
+    dense = [p.launch.kernel.compiled for p in _PLANS.values()
+             if getattr(p, "config", None) is not None and getattr(p.launch, "kernel", None) is not None
+             and p.launch.kernel.compiled is not None]
+    assert dense, "no compiled dense plan to check"
+    assert all(".L2::cache_hint" not in k.asm["ptx"] for k in dense)
 
 
 RAGGED_CONFIGS = [c for c in SHIPPED_CONFIGS if forced_config_problem(c) is None]

@@ -60,3 +60,36 @@ def test_the_hook_is_restored_when_the_compile_raises():
     except RuntimeError:
         pass
     assert knobs.runtime.add_stages_inspection_hook is saved
+
+
+def test_a_hinted_variant_refuses_to_compile_outside_the_pass(monkeypatch, tmp_path):
+    """Triton files a binary under its constexprs: a hinted variant traced without the pass would put a plain
+    binary under the hinted key (in memory and on disk), so the trace itself refuses. (An empty cache: a hinted
+    binary compiled earlier under the pass would be found without tracing, rightly.)"""
+    import contextlib
+
+    import pytest
+
+    from warpgemm.heuristics import RAGGED_K_ROWS
+    from warpgemm.kernels.hopper import aot
+
+    monkeypatch.setattr(knobs.cache, "dir", str(tmp_path))
+    monkeypatch.setattr(aot, "store_hints", lambda enabled=True: contextlib.nullcontext())
+    with pytest.raises(Exception, match="outside .*store_hints"):
+        aot.compile_gemm(RAGGED_K_ROWS, a_kmajor=False, b_kmajor=False, a_batched=False, b_batched=False,
+                         ragged_k=True)
+
+
+def test_the_hint_constexpr_is_the_pass_version():
+    import pytest
+
+    from warpgemm.kernels.hopper.gemm import store_hint
+
+    assert store_hint(True) == ptx_hints.PASS_VERSION and store_hint(False) == 0
+    with pytest.raises(ValueError, match="L2_STORE_HINT must be 0 or"):
+        ptx_hints.check_hint_compile(ptx_hints.PASS_VERSION + 1)
+    with ptx_hints.store_hints():
+        assert ptx_hints.hints_active()
+        ptx_hints.check_hint_compile(ptx_hints.PASS_VERSION)
+    assert not ptx_hints.hints_active()
+    ptx_hints.check_hint_compile(0)

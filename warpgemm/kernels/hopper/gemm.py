@@ -13,7 +13,7 @@ from ...heuristics import persistent_grid
 from .epilogue import RowBoundStoreEpilogue, RowBoundTransposedEpilogue, TmaStoreEpilogue, TransposedStoreEpilogue
 from .gemm_kernel import gemm_kernel
 from .partial_sums import PartialSumEpilogue
-from .ptx_hints import store_hints
+from .ptx_hints import PASS_VERSION, store_hints
 from .expert_scheduler import EXPERT_SCHEDULERS, OFFS_GROUPS_MAX, RUN_ALWAYS, OffsExpertScheduler
 from .ragged_k import RaggedKScheduler
 from .scheduler import GroupedTileScheduler, StreamKScheduler
@@ -52,10 +52,10 @@ def _at(t: torch.Tensor, elems: int) -> torch.Tensor:
 
 
 def store_hint(ragged_k: bool) -> int:
-    """1 where the kernel's TMA stores are marked evict-first in L2 (ptx_hints.py): the ragged-K form, whose
+    """The pass version (not 0) where the kernel's TMA stores are marked evict-first in L2 (ptx_hints.py): the ragged-K form, whose
     (G, M, N) output is many times its inputs (E128 K7168 N2048 weight gradients 5-8% faster, E8 and dense shapes
     within noise: results/2026-11-25-wgrad/l2_hint_*.json)."""
-    return int(ragged_k)
+    return PASS_VERSION if ragged_k else 0
 
 
 def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched: bool, b_batched: bool,

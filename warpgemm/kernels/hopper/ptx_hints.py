@@ -7,8 +7,10 @@ mixed into the write stream cost the HBM ~12% of its rate. Stores marked evict-f
 5-8% faster on those gradients (results/2026-11-25-wgrad/l2_hint_*.json, notes/perf.md).
 
 How: triton 3.6's Gluon TMA store (`tma.async_copy_shared_to_global`) takes no cache hint, so the kernel variant
-carries an L2_STORE_HINT constexpr (which also keys Triton's cache: a hinted binary never stands in for a plain
-one) and is compiled inside `store_hints()`, which wraps Triton's PTX stage for that one compile. Each bulk tensor
+carries an L2_STORE_HINT constexpr and is compiled inside `store_hints()`, which wraps Triton's PTX stage for that
+one compile. The constexpr keys Triton's caches (in memory and on disk), so a hinted binary never stands in for a
+plain one: its value is PASS_VERSION (a changed pass gets new keys), and the kernel refuses to be traced with it
+outside `store_hints()` (`check_hint_compile`), so no plain binary is ever filed under a hinted key. Each bulk tensor
 store of `gemm_kernel` gains `.L2::cache_hint` with a `createpolicy.fractional.L2::evict_first` policy made just
 before it in its own PTX scope. Hints do not change results. If Triton's PTX stops matching, the store is left
 plain, a warning says so; the CPU compile checks assert that hinted variants carry the hint.
@@ -28,6 +30,11 @@ _STORE = re.compile(r"^(\t(?:@!?%p\d+ )?)(cp\.async\.bulk\.tensor\.\dd\.global\.
 KERNEL_ENTRY = ".entry gemm_kernel("
 # One compile under the hook at a time: the hook is process-wide, and overlapping contexts would leave it installed.
 _LOCK = threading.RLock()
+
+# Bump when the rewrite changes: hinted variants carry it as their L2_STORE_HINT, so binaries of an older pass in
+# Triton's disk cache are not reused.
+PASS_VERSION = 1
+_depth = 0  # store_hints() contexts entered and not left (under _LOCK)
 
 # Kernel names of the compiles in this process whose stores were hinted / matched nothing (for tests and logs).
 HINTS_APPLIED: dict[str, int] = {}
@@ -69,10 +76,27 @@ def store_hints(enabled: bool = True):
     if not enabled:
         yield
         return
+    global _depth
     with _LOCK:
         previous = knobs.runtime.add_stages_inspection_hook
         knobs.runtime.add_stages_inspection_hook = _hook(previous)
+        _depth += 1
         try:
             yield
         finally:
+            _depth -= 1
             knobs.runtime.add_stages_inspection_hook = previous
+
+
+def hints_active() -> bool:
+    return _depth > 0
+
+
+def check_hint_compile(l2_store_hint) -> None:
+    """Called while gemm_kernel is traced (a cache miss): a hinted variant must be compiling under store_hints()
+    with this pass, or Triton would file a binary without (or with other) hints under its key."""
+    if l2_store_hint not in (0, PASS_VERSION):
+        raise ValueError(f"L2_STORE_HINT must be 0 or {PASS_VERSION} (this PTX pass's version), got {l2_store_hint}")
+    if l2_store_hint and not hints_active():
+        raise RuntimeError("gemm_kernel with L2_STORE_HINT set is being compiled outside "
+                           "warpgemm.kernels.hopper.ptx_hints.store_hints(): its stores would not be hinted")
