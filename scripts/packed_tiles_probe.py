@@ -29,7 +29,8 @@ def swap(bm, bn, bk, stages):
 
 
 def shallow_variants(m: int) -> dict[str, GemmConfig]:
-    """SHALLOW=1: the shipped tiles with fewer stages (deeper packed rings read slower, so is less in flight better?)."""
+    """SHALLOW=1: the shipped tiles with fewer stages (deeper packed rings read no faster: is less in flight
+    better?)."""
     if m <= 16:
         return {f"{t}_s{s}": swap(bm, 16, 256, s) for t, bm in (("r64", 64), ("r32", 32)) for s in (3, 4, 5)}
     if m <= 32:

@@ -41,6 +41,7 @@ def test_the_hook_is_installed_only_while_compiling_and_chains_the_previous_one(
             stages = {"ptx": lambda src, metadata: PTX}
             hook(None, stages, None, None, 90)
             assert calls == ["previous"]
+            ptx_hints.check_hint_compile(ptx_hints.PASS_VERSION)  # what tracing a hinted variant records
             assert stages["ptx"](None, {"name": "gemm_kernel"}).count(".L2::cache_hint") == 3
             other = {"ptx": lambda src, metadata: PTX.replace("gemm_kernel", "user_kernel")}
             hook(None, other, None, None, 90)
@@ -86,10 +87,44 @@ def test_the_hint_constexpr_is_the_pass_version():
     from warpgemm.kernels.hopper.gemm import store_hint
 
     assert store_hint(True) == ptx_hints.PASS_VERSION and store_hint(False) == 0
-    with pytest.raises(ValueError, match="L2_STORE_HINT must be 0 or"):
-        ptx_hints.check_hint_compile(ptx_hints.PASS_VERSION + 1)
+    for bad in (ptx_hints.PASS_VERSION + 1, True):
+        with pytest.raises(ValueError, match="L2_STORE_HINT must be 0 or"):
+            ptx_hints.check_hint_compile(bad)
     with ptx_hints.store_hints():
         assert ptx_hints.hints_active()
         ptx_hints.check_hint_compile(ptx_hints.PASS_VERSION)
     assert not ptx_hints.hints_active()
     ptx_hints.check_hint_compile(0)
+
+
+def test_only_a_compile_that_traced_a_hinted_variant_is_rewritten():
+    """The hook is process-wide: a plain variant compiled while it is installed (by this thread or another) keeps
+    plain stores, and the depth that allows a hinted trace is this thread's own."""
+    import threading
+
+    with ptx_hints.store_hints():
+        hook = knobs.runtime.add_stages_inspection_hook
+        seen = {}
+
+        def compile_plain(tag):
+            stages = {"ptx": lambda src, metadata: PTX}
+            hook(None, stages, None, None, 90)
+            ptx_hints.check_hint_compile(0)  # tracing a plain variant
+            seen[tag] = (stages["ptx"](None, {"name": "gemm_kernel"}).count(".L2::cache_hint"),
+                         ptx_hints.hints_active())
+
+        compile_plain("here")
+        worker = threading.Thread(target=compile_plain, args=("other thread", ))
+        worker.start()
+        worker.join()
+        assert seen == {"here": (0, True), "other thread": (0, False)}
+
+
+def test_nested_contexts_install_the_hook_once():
+    saved = knobs.runtime.add_stages_inspection_hook
+    with ptx_hints.store_hints():
+        outer = knobs.runtime.add_stages_inspection_hook
+        with ptx_hints.store_hints():
+            assert knobs.runtime.add_stages_inspection_hook is outer
+        assert knobs.runtime.add_stages_inspection_hook is outer and ptx_hints.hints_active()
+    assert knobs.runtime.add_stages_inspection_hook is saved and not ptx_hints.hints_active()

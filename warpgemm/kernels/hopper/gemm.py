@@ -52,8 +52,8 @@ def _at(t: torch.Tensor, elems: int) -> torch.Tensor:
 
 
 def store_hint(ragged_k: bool) -> int:
-    """The pass version (not 0) where the kernel's TMA stores are marked evict-first in L2 (ptx_hints.py): the ragged-K form, whose
-    (G, M, N) output is many times its inputs (E128 K7168 N2048 weight gradients 5-8% faster, E8 and dense shapes
+    """ptx_hints.PASS_VERSION where the kernel's TMA stores are marked evict-first in L2, else 0: the ragged-K form,
+    whose (G, M, N) output is many times its inputs (E128 K7168 N2048 weight gradients 5-8% faster, E8 and dense shapes
     within noise: results/2026-11-25-wgrad/l2_hint_*.json)."""
     return PASS_VERSION if ragged_k else 0
 

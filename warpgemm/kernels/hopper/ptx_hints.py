@@ -28,13 +28,19 @@ STORE_OP = "cp.async.bulk.tensor.3d.global.shared::cta.bulk_group"
 _STORE = re.compile(r"^(\t(?:@!?%p\d+ )?)(cp\.async\.bulk\.tensor\.\dd\.global\.shared::cta\.bulk_group)( \[.*\]);$",
                     re.M)
 KERNEL_ENTRY = ".entry gemm_kernel("
-# One compile under the hook at a time: the hook is process-wide, and overlapping contexts would leave it installed.
+# One thread's compile under the hook at a time: the hook is process-wide, and overlapping installs from two
+# threads would leave one installed.
 _LOCK = threading.RLock()
 
 # Bump when the rewrite changes: hinted variants carry it as their L2_STORE_HINT, so binaries of an older pass in
 # Triton's disk cache are not reused.
 PASS_VERSION = 1
-_depth = 0  # store_hints() contexts entered and not left (under _LOCK)
+
+# Per thread (a compile traces and runs its stages on one thread): `depth`, the store_hints() contexts this thread
+# is inside; `tracing`, the L2_STORE_HINT of the gemm_kernel this thread traced last. The PTX stage rewrites only a
+# compile that traced a hinted variant, so a plain variant compiled by another thread while the hook is installed
+# stays plain under its plain key.
+_thread = threading.local()
 
 # Kernel names of the compiles in this process whose stores were hinted / matched nothing (for tests and logs).
 HINTS_APPLIED: dict[str, int] = {}
@@ -58,7 +64,9 @@ def _hook(previous):
 
         def ptx_stage(src, metadata):
             ptx = make_ptx(src, metadata)
-            if KERNEL_ENTRY not in ptx:
+            traced = getattr(_thread, "tracing", 0)
+            _thread.tracing = 0
+            if KERNEL_ENTRY not in ptx or traced != PASS_VERSION:
                 return ptx
             ptx, n = hint_stores(ptx)
             HINTS_APPLIED[metadata.get("name", "gemm_kernel")] = n
@@ -72,31 +80,38 @@ def _hook(previous):
 
 @contextlib.contextmanager
 def store_hints(enabled: bool = True):
-    """Compile inside this to hint gemm_kernel's stores; any hook already installed still runs, and is put back."""
+    """Compile a hinted variant inside this (on the thread that compiles it): the PTX stage of that compile hints
+    gemm_kernel's stores. Any hook already installed still runs, and is put back; nested contexts install once."""
     if not enabled:
         yield
         return
-    global _depth
     with _LOCK:
+        depth = getattr(_thread, "depth", 0)
         previous = knobs.runtime.add_stages_inspection_hook
-        knobs.runtime.add_stages_inspection_hook = _hook(previous)
-        _depth += 1
+        if depth == 0:
+            knobs.runtime.add_stages_inspection_hook = _hook(previous)
+        _thread.depth = depth + 1
         try:
             yield
         finally:
-            _depth -= 1
+            _thread.depth = depth
             knobs.runtime.add_stages_inspection_hook = previous
 
 
 def hints_active() -> bool:
-    return _depth > 0
+    """Whether this thread is inside store_hints()."""
+    return getattr(_thread, "depth", 0) > 0
 
 
 def check_hint_compile(l2_store_hint) -> None:
-    """Called while gemm_kernel is traced (a cache miss): a hinted variant must be compiling under store_hints()
-    with this pass, or Triton would file a binary without (or with other) hints under its key."""
-    if l2_store_hint not in (0, PASS_VERSION):
-        raise ValueError(f"L2_STORE_HINT must be 0 or {PASS_VERSION} (this PTX pass's version), got {l2_store_hint}")
+    """Called while gemm_kernel is traced (a cache miss; gemm_kernel._check_hint_compile): a hinted variant must be
+    compiling under store_hints() on this thread, or Triton would file a binary without hints under its key. It
+    also tells the PTX stage of this compile whether to hint (so Triton's async compile mode, whose workers are
+    other threads, refuses hinted variants rather than building them plain)."""
+    if isinstance(l2_store_hint, bool) or l2_store_hint not in (0, PASS_VERSION):
+        raise ValueError(f"L2_STORE_HINT must be 0 or {PASS_VERSION} (this PTX pass's version), got {l2_store_hint!r}")
     if l2_store_hint and not hints_active():
         raise RuntimeError("gemm_kernel with L2_STORE_HINT set is being compiled outside "
-                           "warpgemm.kernels.hopper.ptx_hints.store_hints(): its stores would not be hinted")
+                           "warpgemm.kernels.hopper.ptx_hints.store_hints() on this thread: its stores would not "
+                           "be hinted")
+    _thread.tracing = l2_store_hint
