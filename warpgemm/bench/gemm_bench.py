@@ -34,12 +34,23 @@ def make_operands(case: GemmCase, dtype: torch.dtype, layout: str):
     return torch.randn(case.M, case.K, device="cuda", dtype=dtype), b
 
 
-def environment() -> dict:
+def source_commit(where: Path = Path(__file__).parent) -> str | None:
+    """The checkout's short commit, with "+modified" when a tracked file differs from it (a copied working tree can
+    carry an older .git: say so rather than name a commit that did not run); None outside git."""
+    def git(*args) -> str:
+        return subprocess.run(["git", *args], capture_output=True, text=True, cwd=where, timeout=5).stdout.strip()
+
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                                cwd=Path(__file__).parent, timeout=5).stdout.strip() or None
+        commit = git("rev-parse", "--short", "HEAD") or None
+        if commit and git("status", "--porcelain", "--untracked-files=no"):
+            commit += "+modified"
+        return commit
     except Exception:
-        commit = None
+        return None
+
+
+def environment() -> dict:
+    commit = source_commit()
     import triton
 
     return {
