@@ -10,7 +10,9 @@ shared memory. Prediction: the packed tile reads like split-K with a free reduct
 Each candidate is a forced config planned as warpgemm.linear plans it; timed as `bench decode` times.
     git apply results/2026-11-25-packed/packed_tiles.diff   # the packed kernel (not kept; without it the 32-row
     python scripts/packed_tiles_probe.py OUT.json [M,..]    # configs run the padded slots, and s7/s9 do not fit)
-Outcome (notes/perf.md, 2026-11-25 session 12): WRONG. Packed s5 reads like the padded tile; deeper rings are slower.
+SHALLOW=1 / TALL=1: the shipped tiles with fewer stages / 128-row swap-AB tiles (run on the tree without the diff).
+Outcome (notes/perf.md, 2026-11-25 session 12): WRONG. Packed s5 reads like the padded tile; deeper rings are no
+faster; tall tiles lose.
 """
 import os
 import sys
@@ -38,9 +40,19 @@ def shallow_variants(m: int) -> dict[str, GemmConfig]:
     return {f"r64_s{s}": swap(64, 64, 128, s) for s in (4, 5, 6)}
 
 
+def tall_variants(m: int) -> dict[str, GemmConfig]:
+    """TALL=1: 128 weight rows per swap-AB tile (one warpgroup, two 64-row wgmmas), so x is re-read from L2 by half
+    as many tiles: at 32-64 rows x's bytes per tile are a third to a half of the weight's."""
+    if m <= 32:
+        return {"r64_s4": swap(64, 32, 256, 4), "t128_s2": swap(128, 32, 256, 2), "t128k128_s5": swap(128, 32, 128, 5)}
+    return {"r64_s6": swap(64, 64, 128, 6), "t128_s4": swap(128, 64, 128, 4), "t128k64_s8": swap(128, 64, 64, 8)}
+
+
 def variants(m: int) -> dict[str, GemmConfig]:
     if os.environ.get("SHALLOW") == "1":
         return shallow_variants(m)
+    if os.environ.get("TALL") == "1":
+        return tall_variants(m)
     if m <= 16:
         out = {"r64_s5": swap(64, 16, 256, 5), "p32_s5": swap(32, 16, 256, 5), "p32_s7": swap(32, 16, 256, 7),
                "p32_s9": swap(32, 16, 256, 9)}
