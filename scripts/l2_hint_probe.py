@@ -9,7 +9,8 @@ tensormap_prefetch_probe.py) adds `.L2::cache_hint` with a `createpolicy.fractio
 bulk tensor copies. MODE: plain; store_ef (stores evict_first); store_ef_load_el (and loads evict_last); load_el.
 Triton's cache key does not see the pass: a fresh TRITON_CACHE_DIR per mode. The product's own pass (ptx_hints.py,
 which hints the ragged-K form since this probe) is turned off here, so MODE alone decides what is hinted. Each
-case: ours against torch in the same process (3 alternating rounds, do_bench); compare the ratios across the modes' processes.
+case: ours against torch in the same process (3 alternating rounds, do_bench); compare the ratios across the modes'
+processes.
 """
 import json
 import re

@@ -42,7 +42,7 @@ def shallow_variants(m: int) -> dict[str, GemmConfig]:
 
 def tall_variants(m: int) -> dict[str, GemmConfig]:
     """TALL=1: 128 weight rows per swap-AB tile (one warpgroup, two 64-row wgmmas), so x is re-read from L2 by half
-    as many tiles: at 32-64 rows x's bytes per tile are a third to a half of the weight's."""
+    as many tiles: at 32-64 rows x's bytes per tile are half to all of the weight's."""
     if m <= 32:
         return {"r64_s4": swap(64, 32, 256, 4), "t128_s2": swap(128, 32, 256, 2), "t128k128_s5": swap(128, 32, 128, 5)}
     return {"r64_s6": swap(64, 64, 128, 6), "t128_s4": swap(128, 64, 128, 4), "t128k64_s8": swap(128, 64, 64, 8)}

@@ -13,7 +13,8 @@ memcheck sees only the segments: a write past one tensor into its neighbour woul
 Families: dense (every shipped config x 4 layouts), gemv, split (forced split-K and stream-K), grouped (grouped_mm
 2-D x 3-D on both weight layouts, offs counted in the kernel and by the table kernel, swap-AB tiles, empty groups,
 rows past offs[-1], bad offsets clamped on the device; 3-D x 3-D), ragged_k (the weight-gradient form, store-hinted),
-group_gemm (the list API), elementwise.
+group_gemm (the list API), elementwise. Also the grouped form's device-dispatched pair of tiles (70 groups of
+~100 rows: the weight-streaming tile when every group fits one row tile, the reuse tile when not).
 """
 import os
 
@@ -51,7 +52,10 @@ if os.environ.get("CONTROL") == "tma":
     raise SystemExit(0)
 g = torch.Generator(device="cuda").manual_seed(0)
 only = [c for c in os.environ.get("ONLY_CONFIGS", "").split(",") if c]
-families = set(os.environ.get("FAMILIES", "dense,gemv,split,grouped,ragged_k,group_gemm,elementwise").split(","))
+ALL_FAMILIES = ("dense", "gemv", "split", "grouped", "ragged_k", "group_gemm", "elementwise")
+families = set(os.environ.get("FAMILIES", ",".join(ALL_FAMILIES)).split(","))
+if families - set(ALL_FAMILIES):
+    raise SystemExit(f"FAMILIES: unknown {sorted(families - set(ALL_FAMILIES))}; known: {', '.join(ALL_FAMILIES)}")
 BF = torch.bfloat16
 
 
@@ -67,7 +71,7 @@ for cfg in [c for c in SHIPPED_CONFIGS if "dense" in families and (not only or c
     for a_col in (False, True):
         for b_col in (False, True):
             if cfg.block_m < 64 and not b_col:
-                continue  # 32-row swap-AB tiles take K-contiguous weights only (a forced config raises)
+                continue  # 32-row swap-AB tiles read K-contiguous weights (others run on a K-major copy)
             for m, n, k in [(7, 65, 127), (129, 257, 300), (4, 100, 520)]:
                 a = strided_operand(m, k, col_major=a_col, dtype=torch.bfloat16, device="cuda", generator=g)
                 b = strided_operand(k, n, col_major=b_col, dtype=torch.bfloat16, device="cuda", generator=g)
@@ -98,7 +102,7 @@ if "grouped" in families:
     a = rand(T + 9, K)  # rows past offs[-1] are left alone
     sizes = [0, 1, 130, 0, 7, 162]
     for b in (rand(len(sizes), K, N), rand(len(sizes), N, K).transpose(1, 2)):
-        for cfg in (None, DECODE[16], DECODE_SHORT_K if b.stride(1) == 1 else None):
+        for cfg in (None, DECODE[16]) + ((DECODE_SHORT_K, ) if b.stride(1) == 1 else ()):
             warpgemm.grouped_mm(a, b, offsets(sizes), config=cfg)
             warpgemm.grouped_mm(a, b, offsets(sizes), config=cfg, out_dtype=torch.float32)
     for bad in ([100, 50, 200, 280, 290, 300], [-5, 100, 400, 500, 9, 1 << 30]):
@@ -106,6 +110,8 @@ if "grouped" in families:
     many = torch.randint(0, 5, (70,), generator=torch.Generator().manual_seed(1)).tolist()  # the table kernel
     warpgemm.grouped_mm(rand(sum(many) + 3, K), rand(70, K, N), offsets(many))
     warpgemm.grouped_mm(rand(sum(many) + 3, K), rand(70, K, N), offsets(many), config=DECODE[16])
+    for sizes in ([100] * 70, [30, 170] * 35):  # the device-dispatched pair: every group one row tile, or not
+        warpgemm.grouped_mm(rand(sum(sizes) + 3, K), rand(70, K, 256), offsets(sizes))
     warpgemm.grouped_mm(rand(3, 65, K), rand(3, K, N))  # 3-D x 3-D
 if "ragged_k" in families:
     T, M, N = 330, 200, 136

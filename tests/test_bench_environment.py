@@ -1,23 +1,41 @@
 """The commit a benchmark's JSON records (warpgemm.bench.gemm_bench.source_commit)."""
+import os
+import shutil
 import subprocess
+
+import pytest
 
 from warpgemm.bench.gemm_bench import source_commit
 
 
-def test_a_modified_tree_is_not_recorded_as_its_commit(tmp_path):
-    def git(*args):
-        subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=tmp_path, check=True,
-                       capture_output=True)
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_a_modified_tree_is_not_recorded_as_its_commit(tmp_path, monkeypatch):
+    # A repository of its own, whatever the caller's git setup (hooks set GIT_DIR; global configs may sign commits).
+    for var in [v for v in os.environ if v.startswith("GIT_")]:
+        monkeypatch.delenv(var)
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", os.devnull)
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    repo, pkg = tmp_path / "repo", tmp_path / "repo" / "pkg"
+    pkg.mkdir(parents=True)
 
-    assert source_commit(tmp_path) is None  # not a checkout
+    def git(*args):
+        return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false",
+                               *args], cwd=repo, check=True, capture_output=True, text=True).stdout.strip()
+
+    assert source_commit(pkg) is None  # not a checkout
     git("init", "-q")
-    (tmp_path / "kernel.py").write_text("a = 1\n")
-    git("add", "kernel.py")
+    (pkg / "__init__.py").write_text("a = 1\n")
+    (repo / "README").write_text("x\n")
+    assert source_commit(pkg) is None  # the package is not tracked here (an installed copy inside a repository)
+    git("add", "pkg/__init__.py", "README")
     git("commit", "-qm", "one")
-    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=tmp_path, capture_output=True,
-                          text=True).stdout.strip()
-    assert source_commit(tmp_path) == head
-    (tmp_path / "notes.txt").write_text("untracked files do not count\n")
-    assert source_commit(tmp_path) == head
-    (tmp_path / "kernel.py").write_text("a = 2\n")
-    assert source_commit(tmp_path) == head + "+modified"
+    head = git("rev-parse", "--short", "HEAD")
+    assert source_commit(pkg) == head
+    (repo / "notes.txt").write_text("untracked files outside the package do not count\n")
+    assert source_commit(pkg) == head
+    (pkg / "new_kernel.py").write_text("b = 1\n")  # what a copied working tree brings along
+    assert source_commit(pkg) == head + "+modified"
+    (pkg / "new_kernel.py").unlink()
+    (repo / "README").write_text("y\n")
+    assert source_commit(pkg) == head + "+modified"

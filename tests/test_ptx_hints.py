@@ -128,3 +128,14 @@ def test_nested_contexts_install_the_hook_once():
             assert knobs.runtime.add_stages_inspection_hook is outer
         assert knobs.runtime.add_stages_inspection_hook is outer and ptx_hints.hints_active()
     assert knobs.runtime.add_stages_inspection_hook is saved and not ptx_hints.hints_active()
+
+
+def test_a_flag_left_by_a_failed_compile_does_not_hint_the_next():
+    """A hinted trace whose compile fails before its PTX stage leaves the flag set; the next compile's setup (the
+    hook, called before its trace) clears it, so another kernel named gemm_kernel is not rewritten."""
+    with ptx_hints.store_hints():
+        ptx_hints.check_hint_compile(ptx_hints.PASS_VERSION)  # a hinted trace ... whose compile then fails
+        hook = knobs.runtime.add_stages_inspection_hook
+        stages = {"ptx": lambda src, metadata: PTX}
+        hook(None, stages, None, None, 90)  # the next compile: a user's own gemm_kernel, never traced by us
+        assert ".L2::cache_hint" not in stages["ptx"](None, {"name": "gemm_kernel"})

@@ -35,18 +35,27 @@ def make_operands(case: GemmCase, dtype: torch.dtype, layout: str):
 
 
 def source_commit(where: Path = Path(__file__).parent) -> str | None:
-    """The checkout's short commit, with "+modified" when a tracked file differs from it (a copied working tree can
-    carry an older .git: say so rather than name a commit that did not run); None outside git."""
+    """The short commit of the checkout holding `where` (the package), with "+modified" when a tracked file differs
+    from it or an untracked file sits in the package (a copied working tree can carry an older .git: say so rather
+    than name a commit that did not run). None when git is missing or the package is not tracked there (an
+    installed copy inside some other repository)."""
     def git(*args) -> str:
         return subprocess.run(["git", *args], capture_output=True, text=True, cwd=where, timeout=5).stdout.strip()
 
     try:
+        if not git("ls-files", "--", "__init__.py"):
+            return None
         commit = git("rev-parse", "--short", "HEAD") or None
-        if commit and git("status", "--porcelain", "--untracked-files=no"):
-            commit += "+modified"
-        return commit
     except Exception:
         return None
+    try:
+        tracked = git("status", "--porcelain", "--untracked-files=no")
+        untracked = git("status", "--porcelain", "--untracked-files=all", "--", ".")
+        if commit and (tracked or untracked):
+            commit += "+modified"
+    except Exception:
+        commit = commit and commit + "+unknown"
+    return commit
 
 
 def environment() -> dict:

@@ -7,8 +7,9 @@ mixed into the write stream cost the HBM ~12% of its rate. Stores marked evict-f
 5-8% faster on those gradients (results/2026-11-25-wgrad/l2_hint_*.json, notes/perf.md).
 
 How: triton 3.6's Gluon TMA store (`tma.async_copy_shared_to_global`) takes no cache hint, so the kernel variant
-carries an L2_STORE_HINT constexpr and is compiled inside `store_hints()`, which wraps Triton's PTX stage for that
-one compile. The constexpr keys Triton's caches (in memory and on disk), so a hinted binary never stands in for a
+carries an L2_STORE_HINT constexpr and is compiled inside `store_hints()`, which wraps Triton's PTX stage of every
+compile while it is installed; only a compile that has just traced a hinted gemm_kernel on the same thread is
+rewritten. The constexpr keys Triton's caches (in memory and on disk), so a hinted binary never stands in for a
 plain one: its value is PASS_VERSION (a changed pass gets new keys), and the kernel refuses to be traced with it
 outside `store_hints()` (`check_hint_compile`), so no plain binary is ever filed under a hinted key. Each bulk tensor
 store of `gemm_kernel` gains `.L2::cache_hint` with a `createpolicy.fractional.L2::evict_first` policy made just
@@ -58,14 +59,17 @@ def hint_stores(ptx: str, policy: str = "evict_first") -> tuple[str, int]:
 
 def _hook(previous):
     def hook(backend, stages, options, language, capability):
+        # Triton calls this while setting up a compile, before the trace, on the compiling thread: a flag left by
+        # an earlier compile that failed between its trace and its PTX stage must not reach this one.
+        _thread.tracing = 0
         if previous is not None:
             previous(backend, stages, options, language, capability)
         make_ptx = stages["ptx"]
 
         def ptx_stage(src, metadata):
-            ptx = make_ptx(src, metadata)
             traced = getattr(_thread, "tracing", 0)
             _thread.tracing = 0
+            ptx = make_ptx(src, metadata)
             if KERNEL_ENTRY not in ptx or traced != PASS_VERSION:
                 return ptx
             ptx, n = hint_stores(ptx)
