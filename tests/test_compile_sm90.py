@@ -3,8 +3,6 @@
 Each variant must use wgmma and TMA (loads and stores), reallocate registers with setmaxnreg, spill nothing
 and fit its shared memory in 227 KB.
 """
-import re
-
 import pytest
 import torch
 
@@ -62,8 +60,7 @@ def test_ragged_k_variant_compiles_clean(cfg, out_dtype, tmp_path):
     r = inspect_compiled(kernel, "ragged_k", str(tmp_path))
     assert r.has_wgmma and r.has_tma_load and r.has_tma_store and r.has_setmaxnreg
     # Every TMA store of this form is marked evict-first in L2 by the PTX pass (kernels/hopper/ptx_hints.py).
-    plain = len(re.findall(r"cp\.async\.bulk\.tensor\.\dd\.global\.shared::cta\.bulk_group ", kernel.asm["ptx"]))
-    assert r.hinted_stores > 0 and plain == 0, f"{r.hinted_stores} hinted and {plain} plain TMA stores"
+    assert r.hinted_stores > 0 and r.plain_stores == 0, f"{r.hinted_stores} hinted, {r.plain_stores} plain stores"
     assert r.stack_bytes == 0 and r.local_bytes == 0, f"register spills: {r}"
     assert r.shared_bytes <= SMEM_LIMIT
 

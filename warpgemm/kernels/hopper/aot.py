@@ -20,7 +20,7 @@ from triton.runtime.jit import mangle_type
 from ...config import GemmConfig, StreamConfig, launch_warps, stream_launch_regs
 from .elementwise_kernel import OPS, elementwise_kernel
 from .gemm import kernel_constexprs, operand_blocks
-from .ptx_hints import store_hints
+from .ptx_hints import store_counts, store_hints
 from .gemm_kernel import gemm_kernel
 from .launch import nvmma_layout
 
@@ -39,7 +39,8 @@ class CompileReport(NamedTuple):
     registers: int
     stack_bytes: int
     local_bytes: int
-    hinted_stores: int  # TMA stores carrying an L2 cache hint (ptx_hints.py)
+    plain_stores: int  # TMA stores without / with an L2 cache hint (ptx_hints.py)
+    hinted_stores: int
 
 
 def _example_descriptor(block, dtype):
@@ -111,7 +112,8 @@ def inspect_compiled(kernel, name: str, tmpdir: str) -> CompileReport:
         registers=field("REG"),
         stack_bytes=field("STACK"),
         local_bytes=field("LOCAL"),
-        hinted_stores=len(re.findall(r"cp\.async\.bulk\.tensor\.\dd\.global\.shared::cta\.bulk_group\.L2::cache_hint", ptx)),
+        plain_stores=store_counts(ptx)[0],
+        hinted_stores=store_counts(ptx)[1],
     )
 
 

@@ -25,7 +25,6 @@ import warnings
 
 from triton import knobs
 
-STORE_OP = "cp.async.bulk.tensor.3d.global.shared::cta.bulk_group"
 _STORE = re.compile(r"^(\t(?:@!?%p\d+ )?)(cp\.async\.bulk\.tensor\.\dd\.global\.shared::cta\.bulk_group)( \[.*\]);$",
                     re.M)
 KERNEL_ENTRY = ".entry gemm_kernel("
@@ -43,9 +42,6 @@ PASS_VERSION = 1
 # stays plain under its plain key.
 _thread = threading.local()
 
-# Kernel names of the compiles in this process whose stores were hinted / matched nothing (for tests and logs).
-HINTS_APPLIED: dict[str, int] = {}
-
 
 def hint_stores(ptx: str, policy: str = "evict_first") -> tuple[str, int]:
     """(ptx with every bulk tensor store hinted, the number of stores hinted)."""
@@ -55,6 +51,11 @@ def hint_stores(ptx: str, policy: str = "evict_first") -> tuple[str, int]:
                 f"{m.group(1)}{m.group(2)}.L2::cache_hint{m.group(3)}, %l2pol; }}")
 
     return _STORE.subn(sub, ptx)
+
+
+def store_counts(ptx: str) -> tuple[int, int]:
+    """(plain, hinted) bulk tensor stores in `ptx`: what the compile checks assert on."""
+    return len(_STORE.findall(ptx)), ptx.count(".bulk_group.L2::cache_hint [")
 
 
 def _hook(previous):
@@ -73,7 +74,6 @@ def _hook(previous):
             if KERNEL_ENTRY not in ptx or traced != PASS_VERSION:
                 return ptx
             ptx, n = hint_stores(ptx)
-            HINTS_APPLIED[metadata.get("name", "gemm_kernel")] = n
             if n == 0:
                 warnings.warn("warpgemm: no TMA store matched the L2-hint PTX pass; the kernel runs without hints")
             return ptx
