@@ -51,19 +51,22 @@ def _example_descriptor(block, dtype):
 
 def compile_gemm(cfg: GemmConfig, *, in_dtype=torch.bfloat16, out_dtype=torch.bfloat16, a_kmajor=True,
                  b_kmajor=True, a_batched=True, b_batched=False, has_bias=False, grouped=False, when=0,
-                 offs_table=False, ragged_k=False):
+                 offs_table=False, ragged_k=False, scale=0):
     a_block, b_block, c_block = operand_blocks(cfg, a_kmajor, b_kmajor)
     descs = [_example_descriptor(a_block, in_dtype), _example_descriptor(b_block, in_dtype),
              _example_descriptor(c_block, out_dtype)]
     constexprs = kernel_constexprs(cfg, a_kmajor, b_kmajor, a_batched, b_batched, has_bias, grouped, when, offs_table,
-                                   ragged_k)
+                                   ragged_k, scale)
     num_warps, maxnreg = launch_warps(cfg)
     signature = {name: mangle_type(d) for name, d in zip(("a_desc", "b_desc", "c_desc"), descs)}
-    signature["bias_ptr"] = _PTR_TYPES[in_dtype if has_bias else out_dtype]
+    # A bias has the input dtype or fp32 (fp8 products: the output dtype or fp32).
+    signature["bias_ptr"] = _PTR_TYPES[in_dtype if has_bias and in_dtype in _PTR_TYPES else out_dtype]
     signature["partials_ptr"] = "*fp32"
     signature["semaphores_ptr"] = "*i32"
     signature["out_ptr"] = _PTR_TYPES[out_dtype]
     signature["group_table_ptr"] = "*i32"
+    signature["scale_a_ptr"] = "*fp32"
+    signature["scale_b_ptr"] = "*fp32"
     signature.update({k: "constexpr" for k in constexprs})
     signature["num_warps"] = "constexpr"
     # As the JIT specializes them for 16-byte aligned tensors (the launches' partial and output buffers are).

@@ -67,6 +67,70 @@ def column_bound(desc, WHOLE: gl.constexpr):
 
 
 @aggregate
+class OutputScales:
+    """fp8 dequantization of the fp32 accumulator, before any bias (torch._scaled_mm's order): SCALE 0 none, 1 one
+    fp32 scale per operand (scale_a * scale_b), 2 one fp32 scale per output row (scale_a, C's M rows) and one per
+    output column (scale_b, C's N columns). Pointers index C's rows and columns whatever the kernel's orientation,
+    so the transposed (swap-AB) store passes its rows as columns."""
+
+    scale_a_ptr: gl.tensor
+    scale_b_ptr: gl.tensor
+    SCALE: gl.constexpr
+
+    @gluon.constexpr_function
+    def __init__(self, scale_a_ptr, scale_b_ptr, SCALE):
+        self.scale_a_ptr = scale_a_ptr
+        self.scale_b_ptr = scale_b_ptr
+        self.SCALE = gl.constexpr(SCALE)
+
+    @gluon.jit
+    def create(p):
+        return OutputScales(p.scale_a_ptr, p.scale_b_ptr, p.SCALE)
+
+    @gluon.jit
+    def apply(self, acc, row0, col0, c_desc):
+        """acc: a [R, C] fp32 tile of C's rows row0.. and columns col0.."""
+        return self.apply_cols(self.apply_rows(acc, row0, c_desc), col0, c_desc)
+
+    @gluon.jit
+    def apply_rows(self, acc, row0, c_desc):
+        """The per-tensor product, or the row scales: what `apply` does before the column scales."""
+        if self.SCALE == 1:
+            acc = acc * (gl.load(self.scale_a_ptr) * gl.load(self.scale_b_ptr))
+        elif self.SCALE == 2:
+            layout: gl.constexpr = acc.type.layout
+            rows = row0 + gl.arange(0, acc.type.shape[0], layout=gl.SliceLayout(1, layout))
+            acc = acc * gl.expand_dims(gl.load(self.scale_a_ptr + rows, mask=rows < c_desc.shape[1], other=0.0), 1)
+        return acc
+
+    @gluon.jit
+    def apply_cols(self, acc, col0, c_desc):
+        """The column scales (SCALE 2). A wgmma tile's column vector costs a register per column it spans in a
+        thread: applied per column chunk, a 128x256 tile's does not spill (whole: 160 bytes of stack)."""
+        if self.SCALE == 2:
+            layout: gl.constexpr = acc.type.layout
+            cols = col0 + gl.arange(0, acc.type.shape[1], layout=gl.SliceLayout(0, layout))
+            acc = acc * gl.expand_dims(gl.load(self.scale_b_ptr + cols, mask=cols < c_desc.shape[2], other=0.0), 0)
+        return acc
+
+    @gluon.jit
+    def apply_outer(self, acc, row0, col0, n_rows, n_cols, TRANSPOSED: gl.constexpr):
+        """Row-wise scales on a tile whose dim 0 runs over C's rows (or, TRANSPOSED, over C's columns)."""
+        R: gl.constexpr = acc.type.shape[0]
+        C: gl.constexpr = acc.type.shape[1]
+        layout: gl.constexpr = acc.type.layout
+        d0 = row0 + gl.arange(0, R, layout=gl.SliceLayout(1, layout))
+        d1 = col0 + gl.arange(0, C, layout=gl.SliceLayout(0, layout))
+        if TRANSPOSED:
+            s0 = gl.load(self.scale_b_ptr + d0, mask=d0 < n_cols, other=0.0)
+            s1 = gl.load(self.scale_a_ptr + d1, mask=d1 < n_rows, other=0.0)
+        else:
+            s0 = gl.load(self.scale_a_ptr + d0, mask=d0 < n_rows, other=0.0)
+            s1 = gl.load(self.scale_b_ptr + d1, mask=d1 < n_cols, other=0.0)
+        return acc * gl.expand_dims(s0, 1) * gl.expand_dims(s1, 0)
+
+
+@aggregate
 class TmaStoreEpilogue:
     """Adds an optional bias row, casts to the output dtype and stores the tile through shared memory with TMA
     bulk stores left in flight: the wait for a buffer sits just before it is next written, so copies to global
@@ -80,20 +144,22 @@ class TmaStoreEpilogue:
     c_smem: gl.shared_memory_descriptor
     bias_ptr: gl.tensor
     HAS_BIAS: gl.constexpr
+    scales: OutputScales
 
     @gluon.constexpr_function
-    def __init__(self, c_desc, c_smem, bias_ptr, HAS_BIAS):
+    def __init__(self, c_desc, c_smem, bias_ptr, HAS_BIAS, scales):
         self.c_desc = c_desc
         self.c_smem = c_smem
         self.bias_ptr = bias_ptr
         self.HAS_BIAS = gl.constexpr(HAS_BIAS)
+        self.scales = scales
 
     @gluon.jit
     def create(p, sched):
         CHUNKS: gl.constexpr = p.block_n() // p.c_desc.block_type.shape[2]
         BUFFERS: gl.constexpr = 2 if CHUNKS > 1 else 1
         c_smem = gl.allocate_shared_memory(p.c_desc.dtype, [BUFFERS] + p.c_desc.block_type.shape, p.c_desc.layout)
-        return TmaStoreEpilogue(p.c_desc, c_smem, p.bias_ptr, p.HAS_BIAS)
+        return TmaStoreEpilogue(p.c_desc, c_smem, p.bias_ptr, p.HAS_BIAS, OutputScales.create(p))
 
     @gluon.jit
     def store(self, acc, work):
@@ -117,10 +183,18 @@ class TmaStoreEpilogue:
     @gluon.jit
     def store_tile(self, acc, batch, off_m, off_n):
         CHUNK_N: gl.constexpr = self.c_desc.block_type.shape[2]
-        acc = self.add_bias(acc, off_n)
-        chunks = column_chunks(acc.to(self.c_desc.dtype), CHUNK_N)
-        for c in gl.static_range(len(chunks)):
-            self.store_chunk(chunks[c], c % 2, batch, off_m, off_n + c * CHUNK_N)
+        if self.scales.SCALE == 0:
+            acc = self.add_bias(acc, off_n)
+            chunks = column_chunks(acc.to(self.c_desc.dtype), CHUNK_N)
+            for c in gl.static_range(len(chunks)):
+                self.store_chunk(chunks[c], c % 2, batch, off_m, off_n + c * CHUNK_N)
+        else:
+            # Scaled: column scales and bias chunk by chunk, on the fp32 chunks (OutputScales.apply_cols).
+            chunks = column_chunks(self.scales.apply_rows(acc, off_m, self.c_desc), CHUNK_N)
+            for c in gl.static_range(len(chunks)):
+                col0 = off_n + c * CHUNK_N
+                chunk = self.add_bias(self.scales.apply_cols(chunks[c], col0, self.c_desc), col0)
+                self.store_chunk(chunk.to(self.c_desc.dtype), c % 2, batch, off_m, col0)
 
     @gluon.jit
     def store_chunk(self, chunk, buffer: gl.constexpr, batch, off_m, off_n):
@@ -146,7 +220,7 @@ class TmaStoreEpilogue:
         ROWS: gl.constexpr = vals.type.shape[0]
         BLOCK_M: gl.constexpr = self.c_desc.block_type.shape[1]
         BLOCK_N: gl.constexpr = self.c_desc.block_type.shape[2]
-        vals = self.add_bias(vals, off_n)
+        vals = self.add_bias(self.scales.apply(vals, off_m + r0, off_n, self.c_desc), off_n)
         self.c_smem.index(0).reshape([BLOCK_M, BLOCK_N]).slice(r0, ROWS, dim=0).store(vals.to(self.c_desc.dtype))
 
     @gluon.jit
@@ -182,18 +256,20 @@ class TransposedStoreEpilogue:
     bias_ptr: gl.tensor
     HAS_BIAS: gl.constexpr
     ROWS_KEPT: gl.constexpr
+    scales: OutputScales
 
     @gluon.constexpr_function
-    def __init__(self, c_desc, out_ptr, bias_ptr, HAS_BIAS, ROWS_KEPT):
+    def __init__(self, c_desc, out_ptr, bias_ptr, HAS_BIAS, ROWS_KEPT, scales):
         self.c_desc = c_desc
         self.out_ptr = out_ptr
         self.bias_ptr = bias_ptr
         self.HAS_BIAS = gl.constexpr(HAS_BIAS)
         self.ROWS_KEPT = gl.constexpr(ROWS_KEPT)
+        self.scales = scales
 
     @gluon.jit
     def create(p, sched):
-        return TransposedStoreEpilogue(p.c_desc, p.out_ptr, p.bias_ptr, p.HAS_BIAS, p.block_m())
+        return TransposedStoreEpilogue(p.c_desc, p.out_ptr, p.bias_ptr, p.HAS_BIAS, p.block_m(), OutputScales.create(p))
 
     @gluon.jit
     def store(self, acc, work):
@@ -228,6 +304,10 @@ class TransposedStoreEpilogue:
         c_cols = off_m + r0 + gl.arange(0, ROWS, layout=gl.SliceLayout(1, layout))
         c_rows = off_n + gl.arange(0, COLS, layout=gl.SliceLayout(0, layout))
         n_cols = column_bound(self.c_desc, WHOLE)
+        if self.scales.SCALE == 1:
+            vals = self.scales.apply(vals, 0, 0, self.c_desc)
+        elif self.scales.SCALE == 2:
+            vals = self.scales.apply_outer(vals, off_m + r0, off_n, self.c_desc.shape[1], n_cols, True)
         if self.HAS_BIAS:
             bias = gl.load(self.bias_ptr + c_cols, mask=c_cols < n_cols, other=0.0)
             vals = vals + gl.expand_dims(bias.to(gl.float32), 1)

@@ -60,13 +60,18 @@ def store_hint(ragged_k: bool) -> int:
 
 def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched: bool, b_batched: bool,
                       has_bias: bool, grouped: bool = False, when: int = RUN_ALWAYS,
-                      offs_table: bool = False, ragged_k: bool = False) -> dict:
+                      offs_table: bool = False, ragged_k: bool = False, scale: int = 0) -> dict:
     """The constexpr arguments of `gemm_kernel` for one variant (shared with the offline compile checks).
 
     grouped: the MoE form, A's rows in groups by a device table, B batched by group, row-bounded stores.
     when: the grouped GEMM's run condition on the table (expert_scheduler.RUN_*). offs_table: the kernel reads offs
     itself instead of a table (expert_scheduler.OffsExpertScheduler: at most OFFS_GROUPS_MAX groups, RUN_ALWAYS).
-    ragged_k: the weight-gradient form, groups along K read through (t, j, x) operand views (ragged_k.py)."""
+    ragged_k: the weight-gradient form, groups along K read through (t, j, x) operand views (ragged_k.py).
+    scale: fp8 dequantization in the epilogue (epilogue.OutputScales): 0 none, 1 per tensor, 2 per row and column;
+    dense products only."""
+    if scale and (grouped or ragged_k):
+        raise ValueError(f"scaled (fp8) outputs are for dense products only; got grouped={grouped}, "
+                         f"ragged_k={ragged_k}")
     if ragged_k:
         if grouped or cfg.swap_ab or cfg.split_k > 1 or cfg.stream_k or a_kmajor or b_kmajor:
             raise ValueError("a ragged-K GEMM runs whole plain tiles on token-outer operands (A M-contiguous, "
@@ -85,7 +90,7 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
         else:
             epilogue = TransposedStoreEpilogue if cfg.swap_ab else TmaStoreEpilogue
     return dict(A_KMAJOR=a_kmajor, B_KMAJOR=b_kmajor, A_BATCHED=a_batched, B_BATCHED=b_batched, HAS_BIAS=has_bias,
-                GROUP_M=cfg.group_m, STAGES=cfg.stages, SPLIT_K=cfg.split_k, CONSUMERS=cfg.consumers,
+                SCALE=scale, GROUP_M=cfg.group_m, STAGES=cfg.stages, SPLIT_K=cfg.split_k, CONSUMERS=cfg.consumers,
                 SWAP_AB=cfg.swap_ab, RAGGED_K=ragged_k, L2_STORE_HINT=store_hint(ragged_k),
                 PRODUCER_REGS=cfg.producer_regs, CONSUMER_REGS=worker_consumer_regs(cfg),
                 SchedulerImpl=scheduler, EpilogueImpl=epilogue)
@@ -111,13 +116,14 @@ class GemmLaunch:
 
     def __init__(self, cfg: GemmConfig, a: TmaGeometry, b: TmaGeometry, c: TmaGeometry, a_batched: bool,
                  b_batched: bool, has_bias: bool, num_sms: int, groups: int = 0, when: int = RUN_ALWAYS,
-                 pdl: bool | None = None, offs_table: bool = False, ragged_k: bool = False):
+                 pdl: bool | None = None, offs_table: bool = False, ragged_k: bool = False, scale: int = 0):
         """a, b, c: the caller's operands (c = a @ b). groups > 0: the grouped (MoE) form over that many groups;
         tiles are counted on the device, so the grid is sized for the most there can be. when: the grouped form's
         run condition on the device table (expert_scheduler.RUN_*). offs_table: the grouped kernel is handed offs
         as its table and counts the row tiles itself. ragged_k: the weight-gradient form (ragged_k.py): a and b
         are the (t, j, x) views of ragged_view, c is (G, M, N), and offs is the table. pdl: programmatic dependent
-        launch (default: launch_uses_pdl)."""
+        launch (default: launch_uses_pdl). scale: fp8 dequantization (kernel_constexprs); launch() then takes the
+        fp32 scale tensors."""
         if offs_table and not 0 < groups <= OFFS_GROUPS_MAX:
             # The kernel holds at most OFFS_GROUPS_MAX groups' offsets: later groups' rows would never be written.
             raise ValueError(f"offs_table needs 1 to {OFFS_GROUPS_MAX} groups, got {groups}")
@@ -158,7 +164,7 @@ class GemmLaunch:
             self.partial_elems = 0
         num_warps, maxnreg = launch_warps(cfg)
         constexprs = kernel_constexprs(cfg, a_kmajor, b_kmajor, a_batched, b_batched, has_bias, grouped=groups > 0,
-                                       when=when, offs_table=offs_table, ragged_k=ragged_k)
+                                       when=when, offs_table=offs_table, ragged_k=ragged_k, scale=scale)
         self.kernel = CachedKernel(gemm_kernel, constexprs,
                                    num_warps, maxnreg,
                                    pdl=launch_uses_pdl(cfg) if pdl is None else pdl and _env.PDL,
@@ -169,9 +175,10 @@ class GemmLaunch:
         return self.kernel.constexprs
 
     def launch(self, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, bias: torch.Tensor | None,
-               group_table: torch.Tensor | None = None) -> None:
+               group_table: torch.Tensor | None = None, scales: tuple | None = None) -> None:
         """Launch on the current device and stream. `bias`, when given, is a contiguous (N,) float tensor;
-        `group_table` (grouped form only) comes from kernels.group_table, or is offs itself (offs_table)."""
+        `group_table` (grouped form only) comes from kernels.group_table, or is offs itself (offs_table);
+        `scales` (scaled launches only): contiguous fp32 (scale_a, scale_b), indexed by C's rows and columns."""
         bias_arg = bias if bias is not None else c
         if self.swap:
             a, b = b, a
@@ -182,19 +189,21 @@ class GemmLaunch:
         else:
             partials, semaphores = unused_pointers(device)
         table = group_table if group_table is not None else semaphores
+        # Unscaled variants never read the scale pointers: any fp32 pointer fills the slots.
+        scale_a, scale_b = scales if scales is not None else (partials, partials)
         if self.bound is not None and not launch_hooks_active():
             # The hot path: only the stream, the bases and the pointer arguments change between calls.
-            self.bound(stream, (a, b, c), (bias_arg, partials, semaphores, c, table))
+            self.bound(stream, (a, b, c), (bias_arg, partials, semaphores, c, table, scale_a, scale_b))
             return
         ga, gb, gc = self.a, self.b, self.c
 
         def full_args():
             return [full_desc(t, g.shape, g.strides, blk, nvmma_layout(blk, t.dtype))
                     for t, g, blk in ((a, ga, self.blocks[0]), (b, gb, self.blocks[1]), (c, gc, self.blocks[2]))
-                    ] + [bias_arg, partials, semaphores, c, table]
+                    ] + [bias_arg, partials, semaphores, c, table, scale_a, scale_b]
 
         light = (LightDesc(a, ga.shape, ga.strides), LightDesc(b, gb.shape, gb.strides),
-                 LightDesc(c, gc.shape, gc.strides), bias_arg, partials, semaphores, c, table)
+                 LightDesc(c, gc.shape, gc.strides), bias_arg, partials, semaphores, c, table, scale_a, scale_b)
         self.kernel.launch(self.grid, device, full_args, light)
         if self.bound is None:
             self.bound = self.kernel.bind(self.grid, light)

@@ -17,10 +17,12 @@ __all__ = ["gemm_kernel", "accumulator_layout"]
 
 
 @gluon.constexpr_function
-def accumulator_layout(block_m, block_n, num_warps):
+def accumulator_layout(block_m, block_n, num_warps, in_bitwidth=16):
     # Warps stack along M in 16-row slabs (a warpgroup covers 64 rows); one wgmma instruction spans the whole
-    # tile width when block_n <= 256, which issues the fewest instructions.
-    return gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[num_warps, 1], instr_shape=[16, block_n, 16])
+    # tile width when block_n <= 256, which issues the fewest instructions. Its K is 32 bytes: 16 for 16-bit
+    # inputs, 32 for fp8 (the lowering asserts on any other).
+    return gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[num_warps, 1],
+                                     instr_shape=[16, block_n, 256 // in_bitwidth])
 
 
 @gluon.constexpr_function
@@ -41,11 +43,15 @@ def _check_hint_compile(l2_store_hint):
 
 @gluon.jit
 def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,  #
+                scale_a_ptr, scale_b_ptr,  #
                 A_KMAJOR: gl.constexpr, B_KMAJOR: gl.constexpr, A_BATCHED: gl.constexpr, B_BATCHED: gl.constexpr,
-                HAS_BIAS: gl.constexpr, GROUP_M: gl.constexpr, STAGES: gl.constexpr, SPLIT_K: gl.constexpr,
+                HAS_BIAS: gl.constexpr, SCALE: gl.constexpr, GROUP_M: gl.constexpr, STAGES: gl.constexpr,
+                SPLIT_K: gl.constexpr,
                 CONSUMERS: gl.constexpr, SWAP_AB: gl.constexpr, RAGGED_K: gl.constexpr, L2_STORE_HINT: gl.constexpr,
                 PRODUCER_REGS: gl.constexpr, CONSUMER_REGS: gl.constexpr,
                 SchedulerImpl: gl.constexpr, EpilogueImpl: gl.constexpr, num_warps: gl.constexpr):
+    # SCALE (fp8 inputs, epilogue.py): 0 none, 1 one fp32 scale per operand, 2 one per output row (scale_a) and one
+    # per output column (scale_b), applied to the fp32 accumulator before the bias.
     # L2_STORE_HINT: the variant is compiled under ptx_hints.store_hints(), which marks its TMA stores evict-first
     # in the PTX; as a constexpr it keeps hinted and plain binaries apart in Triton's caches. Checked at trace time.
     _check_hint_compile(L2_STORE_HINT)
@@ -61,10 +67,10 @@ def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, 
     for c in gl.static_range(2):
         mbarrier.init(turns.index(c), count=1)
     p = GemmOperands(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,
-                     a_bufs, b_bufs, ring, turns,
-                     A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB,
+                     scale_a_ptr, scale_b_ptr, a_bufs, b_bufs, ring, turns,
+                     A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, SCALE, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB,
                      RAGGED_K)
-    acc_layout: gl.constexpr = accumulator_layout(p.mma_m(), p.block_n(), num_warps)
+    acc_layout: gl.constexpr = accumulator_layout(p.mma_m(), p.block_n(), num_warps, a_desc.dtype.primitive_bitwidth)
     allow_dependents()
     if CONSUMERS == 1:
         gl.warp_specialize([

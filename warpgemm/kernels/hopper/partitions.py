@@ -31,6 +31,8 @@ class GemmOperands:
     semaphores_ptr: gl.tensor
     out_ptr: gl.tensor
     group_table_ptr: gl.tensor
+    scale_a_ptr: gl.tensor
+    scale_b_ptr: gl.tensor
     a_bufs: gl.shared_memory_descriptor
     b_bufs: gl.shared_memory_descriptor
     ring: BarrierRing
@@ -40,6 +42,7 @@ class GemmOperands:
     A_BATCHED: gl.constexpr
     B_BATCHED: gl.constexpr
     HAS_BIAS: gl.constexpr
+    SCALE: gl.constexpr
     GROUP_M: gl.constexpr
     SPLIT_K: gl.constexpr
     CONSUMERS: gl.constexpr
@@ -48,8 +51,9 @@ class GemmOperands:
 
     @gluon.constexpr_function
     def __init__(self, a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,
-                 a_bufs, b_bufs, ring, turns,
-                 A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB, RAGGED_K):
+                 scale_a_ptr, scale_b_ptr, a_bufs, b_bufs, ring, turns,
+                 A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, SCALE, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB,
+                 RAGGED_K):
         self.a_desc = a_desc
         self.b_desc = b_desc
         self.c_desc = c_desc
@@ -58,6 +62,8 @@ class GemmOperands:
         self.semaphores_ptr = semaphores_ptr
         self.out_ptr = out_ptr
         self.group_table_ptr = group_table_ptr
+        self.scale_a_ptr = scale_a_ptr
+        self.scale_b_ptr = scale_b_ptr
         self.a_bufs = a_bufs
         self.b_bufs = b_bufs
         self.ring = ring
@@ -67,6 +73,7 @@ class GemmOperands:
         self.A_BATCHED = gl.constexpr(A_BATCHED)
         self.B_BATCHED = gl.constexpr(B_BATCHED)
         self.HAS_BIAS = gl.constexpr(HAS_BIAS)
+        self.SCALE = gl.constexpr(SCALE)
         self.GROUP_M = gl.constexpr(GROUP_M)
         self.SPLIT_K = gl.constexpr(SPLIT_K)
         self.CONSUMERS = gl.constexpr(CONSUMERS)
