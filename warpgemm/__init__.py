@@ -6,6 +6,7 @@
     print(warpgemm.explain(a, b))        # which path and kernel config would run, and why
     c = warpgemm.add(a, b, alpha=0.5)    # torch.add on the warp-specialized stream kernel
     y = warpgemm.grouped_mm(x, w, offs)  # torch._grouped_mm semantics (mixture-of-experts)
+    y = warpgemm.scaled_mm(a8, w8.T, sa, sb, out_dtype=torch.bfloat16)  # torch._scaled_mm (fp8)
 """
 from ._env import set_logging
 from .config import GemmConfig, StreamConfig, check_config
@@ -15,8 +16,9 @@ from .ops.api import explain, linear, matmul
 from .ops.elementwise import add, mul
 from .ops.group_gemm import group_gemm
 from .ops.grouped import grouped_mm
+from .ops.scaled import scaled_mm
 
 __version__ = "0.1.0"
 
-__all__ = ["matmul", "linear", "explain", "add", "mul", "grouped_mm", "group_gemm", "GemmConfig", "StreamConfig",
-           "check_config", "choose_config", "SHIPPED_CONFIGS", "set_logging", "__version__"]
+__all__ = ["matmul", "linear", "explain", "add", "mul", "grouped_mm", "group_gemm", "scaled_mm", "GemmConfig",
+           "StreamConfig", "check_config", "choose_config", "SHIPPED_CONFIGS", "set_logging", "__version__"]

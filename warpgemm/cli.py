@@ -197,6 +197,26 @@ def bench_moe(rounds: int = typer.Option(3, help="alternating timing rounds per 
     _write_json(json_path, res)
 
 
+@bench_app.command("fp8")
+def bench_fp8(suite: str = typer.Option("dense", help="dense, mid, quick or decode (M = 1-64): GEMM suite shapes"),
+              scaling: str = typer.Option("tensorwise", help="tensorwise or rowwise scales"),
+              rounds: int = _ROUNDS_OPT, json_path: Optional[Path] = _JSON_OPT):
+    """scaled_mm vs torch._scaled_mm (e4m3 in, bf16 out, weight as W.T) on a GEMM suite's shapes."""
+    if not _has_hopper():
+        _no_gpu_notice("bench fp8")
+        return
+    from .bench.fp8_bench import run_fp8_suite
+
+    res = run_fp8_suite(suite, scaling, rounds, progress=lambda s: console.print(s, highlight=False))
+    _print_table(f"bench fp8 {suite} ({scaling}; baseline torch._scaled_mm use_fast_accum=True)",
+                 ("shape", "config", "ms", "TFLOP/s", "torch TFLOP/s", "TB/s", "ratio", "vs promoted"),
+                 [(r["shape"], r["config"], f"{r['ms']:.3f}", f"{r['tflops']:.1f}", f"{r['tflops_baseline']:.1f}",
+                   f"{r['tbs']:.2f}", f"{r['ratio']:.3f}", f"{r['ratio_vs_promoted']:.3f}") for r in res["results"]])
+    console.print(f"geomean {res['geomean_ratio']:.3f} (min {res['min_ratio']:.3f}); against use_fast_accum=False "
+                  f"{res['geomean_ratio_vs_promoted']:.3f}")
+    _write_json(json_path, res)
+
+
 @bench_app.command("groups")
 def bench_groups(rounds: int = typer.Option(5, help="alternating timing rounds"),
                  tile: Optional[str] = typer.Option(None, help="force a tile of the Hopper kernel: small, medium "

@@ -128,6 +128,69 @@ SHIPPED_CONFIGS: tuple[GemmConfig, ...] = ((LARGE, LARGE_TALL_BANDS, LARGE_ONE_W
                                                                         GROUPED_NARROW_N, GROUPED_STREAM))
 
 
+# fp8 (scaled_mm): the bf16 tiles with K steps of the same 128 bytes (128 fp8 elements), so the ring holds the same
+# bytes per stage. Measured against torch._scaled_mm(use_fast_accum=True) (results/2026-11-25-fp8/fp8_sweep.json,
+# 3 alternating rounds): one 128x256 tile store with 3 stages is the fastest large tile (16384x4096x4096 1.044 against
+# 0.990 for chunked stores and 4 stages, 2048^3 0.83 against 0.65-0.72). Row-wise scales need the chunked store: a
+# scale vector over 256 columns spills a warpgroup's registers, per 64-column chunk it does not
+# (epilogue.OutputScales.apply_cols), and the freed shared memory buys the 4th stage.
+FP8_LARGE = GemmConfig(block_m=128, block_n=256, block_k=128, stages=3, consumer_warps=8, group_m=8)
+FP8_LARGE_TALL_BANDS = FP8_LARGE.replace(group_m=16)
+FP8_LARGE_ROWWISE = FP8_LARGE.replace(stages=4, store_chunks=4)
+FP8_LARGE_ROWWISE_TALL_BANDS = FP8_LARGE_ROWWISE.replace(group_m=16)
+FP8_MEDIUM = GemmConfig(block_m=128, block_n=128, block_k=128, stages=6, consumer_warps=4, group_m=8)
+FP8_SMALL = GemmConfig(block_m=64, block_n=128, block_k=128, stages=8, consumer_warps=4, group_m=8)
+# Few tiles (<= half the SMs' worth of 64x128 ones): 64x64 tiles with 256-byte K steps, twice the SMs streaming
+# (128x4096x4096 0.86 -> 0.98x, 128x4096x14336 0.87 -> 0.97x: fp8_sweep.json).
+FP8_NARROW = GemmConfig(block_m=64, block_n=64, block_k=256, stages=6, consumer_warps=4, group_m=8)
+# Few rows (M <= 64): swap-AB, the weight on wgmma's 64-row side; 256-element (256-byte) K steps, deeper rings.
+FP8_DECODE = {
+    16: GemmConfig(block_m=64, block_n=16, block_k=256, stages=8, consumer_warps=4, swap_ab=True),
+    32: GemmConfig(block_m=64, block_n=32, block_k=256, stages=8, consumer_warps=4, swap_ab=True),
+    64: GemmConfig(block_m=64, block_n=64, block_k=256, stages=6, consumer_warps=4, swap_ab=True),
+}
+FP8_CONFIGS: tuple[GemmConfig, ...] = (FP8_LARGE, FP8_LARGE_TALL_BANDS, FP8_LARGE_ROWWISE, FP8_LARGE_ROWWISE_TALL_BANDS,
+                                       FP8_MEDIUM, FP8_SMALL, FP8_NARROW) + tuple(FP8_DECODE.values())
+# 128x256 tiles that make 1-4 waves with a last wave under half full take 128x128 tiles instead (1024x14336x4096:
+# 3.4 waves, 0.90 -> 0.96x); the bf16 path splits such a tail off into a second launch instead.
+FP8_SHORT_TAIL = 0.5
+
+
+def choose_fp8_config(M: int, N: int, K: int, out_dtype: torch.dtype, num_sms: int,
+                      rowwise: bool = False) -> tuple[GemmConfig, str]:
+    """The config for an fp8 (M, N, K) product, by the same tile-count rules as `choose_config`; a config whose
+    output tile does not fit beside its ring (fp32 outputs) gives up stages until it does. rowwise: per-row and
+    per-column scales (the large tile then stores in column chunks)."""
+    tiles_128 = _cdiv(M, 128) * _cdiv(N, 128)
+    tiles_large = _cdiv(M, 128) * _cdiv(N, 256)
+    tiles_small = _cdiv(M, 64) * _cdiv(N, 128)
+    waves = tiles_large / num_sms
+    if M <= 64:
+        cfg = FP8_DECODE[16 if M <= 16 else 32 if M <= 32 else 64]
+        why = f"M={M} <= 64: swap-AB, whole {cfg.block_m}-row weight tiles"
+    elif tiles_small <= num_sms // 2:
+        cfg, why = FP8_NARROW, f"{tiles_small} 64x128 tiles for {num_sms} SMs: 64x64 tiles"
+    elif tiles_128 < num_sms // 2 or (M <= 128 and tiles_128 < num_sms):
+        cfg, why = FP8_SMALL, f"{tiles_128} 128x128 tiles for {num_sms} SMs: 64x128 tiles"
+    elif M >= 512 and 1 < waves < 4 and waves % 1 < FP8_SHORT_TAIL:
+        cfg, why = FP8_MEDIUM, f"{tiles_large} 128x256 tiles make {waves:.2f} waves: 128x128 tiles (shorter last wave)"
+    elif M >= 512 and tiles_large >= num_sms // 2:
+        tall = _cdiv(M, 128) >= TALL_BAND_MIN_ROW_TILES
+        if rowwise:
+            cfg = FP8_LARGE_ROWWISE_TALL_BANDS if tall else FP8_LARGE_ROWWISE
+        else:
+            cfg = FP8_LARGE_TALL_BANDS if tall else FP8_LARGE
+        why = "enough 128x256 tiles to fill the SMs" + ("; bands of 16 tile-rows" if tall else "")
+    else:
+        cfg, why = FP8_MEDIUM, "128x128 tiles"
+    first = cfg
+    while check_config(cfg, torch.float8_e4m3fn, out_dtype) is not None and cfg.stages > 2:
+        cfg = cfg.replace(stages=cfg.stages - 1)
+    if cfg != first:
+        why += f"; {first.name} does not fit a {out_dtype} output, {cfg.stages} stages do"
+    return cfg, why
+
+
 # Column split of the last wave (tail_split_columns): the tail's tile, its time per tile relative to LARGE's
 # (half the area, a little less efficient), the cost of the second launch in LARGE tile-times, and the least gain
 # worth a second launch.

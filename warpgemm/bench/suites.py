@@ -37,4 +37,9 @@ def quick_suite() -> list[GemmCase]:
             GemmCase(1024, 8192, 8192)]
 
 
-GEMM_SUITES = {"dense": dense_suite, "mid": mid_suite, "quick": quick_suite}
+def decode_gemm_suite() -> list[GemmCase]:
+    """`bench decode`'s rows and weights as plain cases (bench fp8 times them after an L2 flush: weights cold)."""
+    return [GemmCase(m, n, k) for m in (1, 4, 16, 32, 64) for n, k in LLM_NK]
+
+
+GEMM_SUITES = {"dense": dense_suite, "mid": mid_suite, "quick": quick_suite, "decode": decode_gemm_suite}

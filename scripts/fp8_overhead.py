@@ -1,0 +1,31 @@
+"""Eager host cost per call of scaled_mm against torch._scaled_mm at a size where the host is the bottleneck.
+
+    python scripts/fp8_overhead.py [SIZE]
+"""
+import sys
+import time
+
+import torch
+
+import warpgemm
+from warpgemm.bench.fp8_bench import make_fp8_operands
+
+
+def per_call_us(fn, calls=3000):
+    for _ in range(200):
+        fn()
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    torch.cuda.synchronize()
+    return (time.perf_counter() - t0) / calls * 1e6
+
+
+if __name__ == "__main__":
+    n = int(sys.argv[1]) if len(sys.argv) > 1 else 256
+    for scaling in ("tensorwise", "rowwise"):
+        a, b, sa, sb = make_fp8_operands(n, n, n, scaling)
+        ours = per_call_us(lambda: warpgemm.scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16))
+        theirs = per_call_us(lambda: torch._scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16, use_fast_accum=True))
+        print(f"{scaling} {n}^3: scaled_mm {ours:.1f} us/call, torch._scaled_mm {theirs:.1f} us/call")

@@ -1,0 +1,170 @@
+"""scaled_mm (fp8, torch._scaled_mm semantics) without a GPU: argument checks, the float32 composite path, the fake
+op, the fp8 heuristics, and sm_90a compiles of every fp8 config with both scale modes."""
+import pytest
+import torch
+
+import warpgemm
+from warpgemm.config import SMEM_LIMIT, GemmConfig, check_config
+from warpgemm.heuristics import FP8_CONFIGS, choose_fp8_config
+from warpgemm.ops.scaled import ROWWISE, TENSORWISE, reference, scale_mode
+
+E4, E5, BF = torch.float8_e4m3fn, torch.float8_e5m2, torch.bfloat16
+
+
+def operands(M=33, N=48, K=64, seed=0, dtype_b=E4):
+    g = torch.Generator().manual_seed(seed)
+    a = torch.randn(M, K, generator=g).to(E4)
+    w = torch.randn(N, K, generator=g).to(dtype_b)
+    return a, w.T, torch.rand((), generator=g) + 0.5, torch.rand((), generator=g) + 0.5
+
+
+def test_composite_path_matches_dequantized_product():
+    """On the CPU the product is the float32 composite: exact against a float64 dequantized reference up to
+    float32 rounding, tensorwise and rowwise, with a bias, into each output dtype."""
+    a, b, sa, sb = operands()
+    g = torch.Generator().manual_seed(1)
+    ra, rb = torch.rand(33, 1, generator=g) + 0.5, torch.rand(1, 48, generator=g) + 0.5
+    for scales in ((sa, sb), (ra, rb)):
+        for out_dtype in (BF, torch.float16, torch.float32):
+            bias = torch.randn(48, generator=g).to(out_dtype)
+            got = warpgemm.scaled_mm(a, b, *scales, bias, out_dtype=out_dtype)
+            want = ((a.double() @ b.double()) * scales[0].double().reshape(-1, 1) * scales[1].double().reshape(1, -1)
+                    + bias.double())
+            assert got.dtype == out_dtype and got.shape == (33, 48)
+            tol = {torch.float32: 1e-6, BF: 8e-3, torch.float16: 1e-3}[out_dtype]
+            assert (got.double() - want).norm() / want.norm() < tol
+
+
+def test_empty_and_k0():
+    a, b, sa, sb = operands(M=0)
+    assert warpgemm.scaled_mm(a, b, sa, sb, out_dtype=BF).shape == (0, 48)
+    a, b, sa, sb = operands(K=0)
+    bias = torch.ones(48, dtype=BF)
+    out = warpgemm.scaled_mm(a, b, sa, sb, bias, out_dtype=BF)
+    assert torch.equal(out, bias.expand(33, 48))
+
+
+@pytest.mark.parametrize("change,kind,match", [
+    (dict(a=torch.randn(4, 8, dtype=BF)), TypeError, "a must be torch.float8_e4m3fn or torch.float8_e5m2, got "
+                                                     "torch.bfloat16"),
+    (dict(out_dtype=None), TypeError, "out_dtype must be .* got None .None means an fp8 output"),
+    (dict(out_dtype=E4), TypeError, "an fp8 output is not supported"),
+    (dict(use_fast_accum=False), ValueError, "use_fast_accum=False is not supported"),
+    (dict(scale_a=torch.ones(4)), ValueError, r"shapes \(4, 1\) and \(1, 6\)"),
+    (dict(scale_a=torch.ones((), dtype=torch.float64)), TypeError, "scale_a must be torch.float32"),
+    (dict(bias=torch.ones(5, dtype=BF)), ValueError, r"bias must have shape \(6,\)"),
+    (dict(bias=torch.ones(6, dtype=torch.float16)), TypeError, "bias must be torch.bfloat16"),
+    (dict(b=torch.randn(9, 6).to(E4)), ValueError, "b must have 8 rows"),
+    (dict(a=torch.randn(2, 4, 8).to(E4)), ValueError, "a and b must be 2-D"),
+    (dict(config=(128, 128)), TypeError, "config must be a warpgemm.GemmConfig"),
+])
+def test_bad_arguments_are_named(change, kind, match):
+    args = dict(a=torch.randn(4, 8).to(E4), b=torch.randn(6, 8).to(E4).T, scale_a=torch.ones(()),
+                scale_b=torch.ones(()), bias=None, out_dtype=BF, use_fast_accum=True, config=None)
+    args.update(change)
+    with pytest.raises(kind, match=match):
+        warpgemm.scaled_mm(args.pop("a"), args.pop("b"), args.pop("scale_a"), args.pop("scale_b"), args.pop("bias"),
+                           **args)
+
+
+def test_both_e5m2_refused_and_mixed_accepted():
+    a = torch.randn(4, 8).to(E5)
+    with pytest.raises(TypeError, match="cannot both be torch.float8_e5m2"):
+        warpgemm.scaled_mm(a, torch.randn(6, 8).to(E5).T, torch.ones(()), torch.ones(()), out_dtype=BF)
+    out = warpgemm.scaled_mm(a, torch.randn(6, 8).to(E4).T, torch.ones(()), torch.ones(()), out_dtype=BF)
+    assert out.shape == (4, 6)
+
+
+def test_scale_modes():
+    assert scale_mode(torch.ones(1, 1), torch.ones(1), 4, 6) == TENSORWISE
+    assert scale_mode(torch.ones(4, 1), torch.ones(1, 6), 4, 6) == ROWWISE
+    with pytest.raises(ValueError):
+        scale_mode(torch.ones(4, 1), torch.ones(()), 4, 6)  # mixed modes: torch refuses them too
+
+
+def test_fake_op_under_meta():
+    a = torch.empty(16, 64, dtype=E4, device="meta")
+    b = torch.empty(32, 64, dtype=E4, device="meta").T
+    out = warpgemm.scaled_mm(a, b, torch.empty((), device="meta"), torch.empty((), device="meta"), out_dtype=BF)
+    assert out.shape == (16, 32) and out.dtype == BF and out.device.type == "meta"
+
+
+def test_opcheck_on_cpu():
+    a, b, sa, sb = operands()
+    # test_schema multiplies the inputs, which torch's CPU kernels cannot do in fp8: the fake tensor and autograd
+    # registration checks run.
+    torch.library.opcheck(torch.ops.warpgemm.scaled_mm.default, (a, b, sa, sb, None, BF, None),
+                          test_utils=("test_faketensor", "test_autograd_registration"))
+
+
+def test_torch_compile_fullgraph():
+    a, b, sa, sb = operands()
+    f = torch.compile(lambda a, b: warpgemm.scaled_mm(a, b, sa, sb, out_dtype=BF), fullgraph=True, backend="eager")
+    assert torch.equal(f(a, b), reference(a, b, sa, sb, None, BF))
+
+
+@pytest.mark.parametrize("out_dtype", [BF, torch.float32])
+@pytest.mark.parametrize("M", [1, 16, 40, 64, 128, 300, 512, 4096, 16384])
+def test_fp8_heuristics_pick_valid_configs(M, out_dtype):
+    cfg, why = choose_fp8_config(M, 8192, 4096, out_dtype, 132)
+    assert check_config(cfg, E4, out_dtype) is None, (cfg.name, why)
+    assert cfg.block_k * 1 >= 128  # fp8 K steps of at least 128 bytes
+
+
+def test_fp8_configs_listed_are_the_ones_chosen():
+    chosen = {choose_fp8_config(M, N, K, BF, 132, rowwise=r)[0] for M in (1, 16, 32, 64, 128, 256, 512, 4096, 16384)
+              for N, K in ((4096, 4096), (14336, 4096), (28672, 8192)) for r in (False, True)}
+    assert chosen <= set(FP8_CONFIGS)
+
+
+def _compiled(cfg, scale, out_dtype, tmp_path, has_bias=True):
+    from warpgemm.kernels.hopper.aot import compile_gemm, inspect_compiled
+
+    kernel = compile_gemm(cfg, in_dtype=E4, out_dtype=out_dtype, a_batched=False, has_bias=has_bias, scale=scale)
+    return kernel, inspect_compiled(kernel, f"fp8_{cfg.name}_{scale}", str(tmp_path))
+
+
+# Every (config, scale mode) the heuristics can choose: the unchunked 128x256 tiles serve tensorwise scales only
+# (a row-wise column-scale vector over 256 columns would spill: heuristics.FP8_LARGE).
+FP8_CHOICES = [(c, m) for c in FP8_CONFIGS for m in (TENSORWISE, ROWWISE)
+               if not (m == ROWWISE and c.block_n == 256 and c.store_chunks == 1)]
+
+
+def test_fp8_choices_cover_the_heuristics():
+    for M in (1, 16, 64, 128, 512, 1024, 4096, 16384):
+        for N, K in ((4096, 4096), (14336, 4096), (28672, 8192)):
+            for rowwise in (False, True):
+                cfg, _ = choose_fp8_config(M, N, K, BF, 132, rowwise=rowwise)
+                assert (cfg, ROWWISE if rowwise else TENSORWISE) in FP8_CHOICES, (M, N, K, cfg.name)
+
+
+@pytest.mark.sm90_compile
+@pytest.mark.parametrize("cfg,scale", FP8_CHOICES, ids=lambda x: getattr(x, "name", str(x)))
+def test_fp8_config_compiles_clean(cfg, scale, tmp_path):
+    """Every fp8 config the heuristics ship, with the scale modes they choose it for, with a bias: e4m3 wgmma with
+    32-deep K, TMA, no spills, shared memory within the limit."""
+    kernel, r = _compiled(cfg, scale, BF, tmp_path)
+    assert "wgmma.mma_async.sync.aligned" in kernel.asm["ptx"] and ".e4m3.e4m3" in kernel.asm["ptx"]
+    assert r.has_tma_load and r.has_setmaxnreg and (r.has_tma_store or cfg.swap_ab)
+    assert r.stack_bytes == 0 and r.local_bytes == 0, f"register spills: {r}"
+    assert r.shared_bytes <= SMEM_LIMIT
+
+
+@pytest.mark.sm90_compile
+def test_fp8_fp32_output_configs_compile_clean(tmp_path):
+    for M, rowwise in ((16, True), (128, True), (512, True), (4096, True), (4096, False)):
+        cfg, _ = choose_fp8_config(M, 8192, 8192, torch.float32, 132, rowwise=rowwise)
+        _, r = _compiled(cfg, ROWWISE if rowwise else TENSORWISE, torch.float32, tmp_path)
+        assert r.stack_bytes == 0 and r.local_bytes == 0 and r.shared_bytes <= SMEM_LIMIT, (cfg.name, r)
+
+
+@pytest.mark.sm90_compile
+def test_unscaled_kernel_compiles_without_scale_loads(tmp_path):
+    """The bf16 kernel is unchanged by the scale arguments: no loads from them (SCALE=0 is a constexpr)."""
+    from warpgemm.heuristics import LARGE
+    from warpgemm.kernels.hopper.aot import compile_gemm
+
+    plain = compile_gemm(LARGE).asm["ttgir"]
+    scaled = compile_gemm(GemmConfig(128, 256, 128, 4, 8, store_chunks=4), in_dtype=E4, scale=TENSORWISE,
+                          a_batched=False).asm["ttgir"]
+    assert plain.count("tt.load") < scaled.count("tt.load")

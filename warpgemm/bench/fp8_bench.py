@@ -1,0 +1,93 @@
+"""`warpgemm bench fp8`: warpgemm.scaled_mm against torch._scaled_mm on the same fp8 operands, same process.
+
+Operands are e4m3 quantized from random bf16 with a per-tensor (or per-row / per-column) amax scale, as a serving
+stack quantizes them; the weight is an (N, K) row-major matrix passed as W.T, the layout torch._scaled_mm
+requires. The baseline runs with use_fast_accum=True, the accumulation warpgemm's kernel does (no promotion);
+torch's default (use_fast_accum=False) is timed once per shape as well and reported alongside.
+"""
+from __future__ import annotations
+
+import torch
+
+from ..heuristics import choose_fp8_config
+from ..testing import rel_error
+from .gemm_bench import environment
+from .suites import GEMM_SUITES
+from .timing import alternate, bench_ms, geomean, warm_gpu
+
+E4M3 = torch.float8_e4m3fn
+E4M3_MAX = 448.0
+SCALINGS = ("tensorwise", "rowwise")
+
+
+def quantize(x: torch.Tensor, dim: int | None):
+    """x in e4m3 and the fp32 scale that dequantizes it: one for the whole tensor (dim None) or one per slice along
+    `dim` (keepdim), from the absolute maximum."""
+    amax = x.abs().amax() if dim is None else x.abs().amax(dim=dim, keepdim=True)
+    scale = (amax.float().clamp(min=1e-12) / E4M3_MAX)
+    return (x.float() / scale).to(E4M3), scale
+
+
+def make_fp8_operands(M: int, N: int, K: int, scaling: str):
+    """(a (M, K), b = W.T (K, N), scale_a, scale_b) in the shapes torch._scaled_mm takes for `scaling`."""
+    x = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
+    w = torch.randn(N, K, device="cuda", dtype=torch.bfloat16)
+    if scaling == "tensorwise":
+        (a, sa), (w8, sw) = quantize(x, None), quantize(w, None)
+        return a, w8.T, sa.reshape(()), sw.reshape(())
+    if scaling == "rowwise":
+        (a, sa), (w8, sw) = quantize(x, 1), quantize(w, 1)
+        return a, w8.T, sa, sw.T  # (M, 1) and (1, N)
+    raise ValueError(f"scaling must be one of {SCALINGS}, got {scaling!r}")
+
+
+def run_fp8_suite(suite: str = "dense", scaling: str = "tensorwise", rounds: int = 5, warmup_s: float = 3.0,
+                  progress=print) -> dict:
+    import warpgemm
+
+    if suite not in GEMM_SUITES:
+        raise ValueError(f"suite must be one of {sorted(GEMM_SUITES)}, got {suite!r}")
+    cases = GEMM_SUITES[suite]()
+    warm_gpu(warmup_s)
+    rows = []
+    for case in cases:
+        a, b, sa, sb = make_fp8_operands(case.M, case.N, case.K, scaling)
+        ours = lambda: warpgemm.scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16)  # noqa: E731
+        fast = lambda: torch._scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16, use_fast_accum=True)  # noqa: E731
+        exact = lambda: torch._scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16)  # noqa: E731
+        got, want = ours(), fast()
+        ref = torch.matmul(a.float(), b.float()) * sa.reshape(-1, 1) * sb.reshape(1, -1)
+        t = alternate(ours, fast, rounds=rounds)
+        nbytes = case.M * case.K + case.N * case.K + 2 * case.M * case.N
+        ms_exact = bench_ms(exact)
+        cfg, _ = choose_fp8_config(case.M, case.N, case.K, torch.bfloat16,
+                                   torch.cuda.get_device_properties(0).multi_processor_count,
+                                   rowwise=scaling == "rowwise")
+        row = {
+            "shape": case.label, "M": case.M, "N": case.N, "K": case.K, "config": cfg.name,
+            "ms": t.ms_a, "ms_baseline": t.ms_b, "ms_baseline_promoted": ms_exact,
+            "tflops": case.flops / t.ms_a / 1e9, "tflops_baseline": case.flops / t.ms_b / 1e9,
+            "tflops_baseline_promoted": case.flops / ms_exact / 1e9,
+            # fp8 operands, bf16 output: what a weight-streaming (few-row) product must move at least.
+            "tbs": nbytes / t.ms_a / 1e9, "tbs_baseline": nbytes / t.ms_b / 1e9,
+            "ratio": t.ms_b / t.ms_a, "ratio_vs_promoted": ms_exact / t.ms_a,
+            "rounds_ms": t.rounds_a, "rounds_ms_baseline": t.rounds_b,
+            "rel_err": rel_error(got, ref), "rel_err_baseline": rel_error(want, ref),
+        }
+        rows.append(row)
+        progress(f"{case.label:>20} {cfg.name:>26} {row['ms']:8.3f} ms {row['tflops']:7.1f} TFLOP/s baseline "
+                 f"{row['tflops_baseline']:7.1f} ratio {row['ratio']:.3f} (promoted {row['ratio_vs_promoted']:.3f}) "
+                 f"err {row['rel_err']:.1e} / {row['rel_err_baseline']:.1e}")
+        a = b = got = want = ref = None  # free the operands before the next case's
+    return {
+        "suite": f"fp8-{suite}", "dtype": "e4m3 -> bf16", "scaling": scaling,
+        "layout": "a (M,K) row-major x b = W.T of an (N,K) row-major weight",
+        "baseline": "torch._scaled_mm(use_fast_accum=True) (cuBLASLt); ms_baseline_promoted: use_fast_accum=False",
+        "method": (f"{rounds} alternating rounds of triton.testing.do_bench medians after {warmup_s}s warm-up; median "
+                   "over rounds; ratio = baseline ms / warpgemm ms; the promoted baseline timed once per shape"),
+        "environment": environment(),
+        "geomean_ratio": geomean(r["ratio"] for r in rows),
+        "min_ratio": min(r["ratio"] for r in rows),
+        "geomean_ratio_vs_promoted": geomean(r["ratio_vs_promoted"] for r in rows),
+        "results": rows,
+    }
