@@ -4,6 +4,9 @@ Operands are e4m3 quantized from random bf16 with a per-tensor (or per-row / per
 stack quantizes them; the weight is an (N, K) row-major matrix passed as W.T, the layout torch._scaled_mm
 requires. The baseline runs with use_fast_accum=True, the accumulation warpgemm's kernel does (no promotion);
 torch's default (use_fast_accum=False) is timed once per shape as well and reported alongside.
+
+Suite `decode` (M = 1-64 against the six LLM weights) is timed as `bench decode` times bf16: CUDA-graph replays of
+one call per cold weight copy (copies overflow the L2), in TB/s of weight + x + y bytes.
 """
 from __future__ import annotations
 
@@ -44,6 +47,9 @@ def make_fp8_operands(M: int, N: int, K: int, scaling: str):
 def run_fp8_suite(suite: str = "dense", scaling: str = "tensorwise", rounds: int = 5, warmup_s: float = 3.0,
                   progress=print) -> dict:
     import warpgemm
+
+    if suite == "decode":
+        return run_fp8_decode_suite(scaling, rounds, warmup_s, progress)
 
     if suite not in GEMM_SUITES:
         raise ValueError(f"suite must be one of {sorted(GEMM_SUITES)}, got {suite!r}")
@@ -91,3 +97,60 @@ def run_fp8_suite(suite: str = "dense", scaling: str = "tensorwise", rounds: int
         "geomean_ratio_vs_promoted": geomean(r["ratio_vs_promoted"] for r in rows),
         "results": rows,
     }
+
+
+def run_fp8_decode_suite(scaling: str = "tensorwise", rounds: int = 5, warmup_s: float = 3.0, progress=print) -> dict:
+    """M = 1-64 rows against cold copies of each LLM weight, both sides back to back in CUDA graphs."""
+    import warpgemm
+
+    from .decode_bench import decode_cases, summarize, weight_copies
+
+    warm_gpu(warmup_s)
+    rows = []
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    for m, n, k in decode_cases():
+        copies = weight_copies(n * k)
+        ops = [make_fp8_operands(m, n, k, scaling) for _ in range(copies)]  # a, W.T, scales: one set per copy
+        nbytes = n * k + m * k + 2 * m * n
+
+        def ours():
+            for a, b, sa, sb in ops:
+                warpgemm.scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16)
+
+        def theirs():
+            for a, b, sa, sb in ops:
+                torch._scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16, use_fast_accum=True)
+
+        a, b, sa, sb = ops[0]
+        ref = torch.matmul(a.float(), b.float()) * sa.reshape(-1, 1) * sb.reshape(1, -1)
+        err = rel_error(warpgemm.scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16), ref)
+        err_base = rel_error(torch._scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16, use_fast_accum=True), ref)
+        g = alternate(ours, theirs, rounds=rounds, use_graph=True)
+        cfg, _ = choose_fp8_config(m, n, k, torch.bfloat16, sms, rowwise=scaling == "rowwise")
+        row = {"M": m, "N": n, "K": k, "shape": f"{m}x{n}x{k}", "weight_mb": n * k / 2**20, "copies": copies,
+               "config": cfg.name, "us": g.ms_a * 1e3 / copies, "us_baseline": g.ms_b * 1e3 / copies,
+               "rounds_us": [t * 1e3 / copies for t in g.rounds_a],
+               "rounds_us_baseline": [t * 1e3 / copies for t in g.rounds_b], "rel_err": err,
+               "rel_err_baseline": err_base}
+        row["ratio"] = row["us_baseline"] / row["us"]
+        row["tbs"] = nbytes / (row["us"] * 1e-6) / 1e12
+        row["tbs_baseline"] = nbytes / (row["us_baseline"] * 1e-6) / 1e12
+        # Field names shared with the other fp8 suites (the CLI's table).
+        row.update(ms=row["us"] / 1e3, tflops=2 * m * n * k / row["us"] / 1e6,
+                   tflops_baseline=2 * m * n * k / row["us_baseline"] / 1e6, ratio_vs_promoted=float("nan"))
+        rows.append(row)
+        progress(f"{row['shape']:>16} {cfg.name:>26} {row['us']:7.2f} us {row['tbs']:5.2f} TB/s  torch "
+                 f"{row['us_baseline']:7.2f} us {row['tbs_baseline']:5.2f} TB/s  ratio {row['ratio']:.3f}  "
+                 f"err {err:.1e} / {err_base:.1e}")
+        ops = a = b = sa = sb = ref = None
+        torch.cuda.empty_cache()
+    res = {"suite": "fp8-decode", "dtype": "e4m3 -> bf16", "scaling": scaling,
+           "layout": "x (M,K) row-major x b = W.T of an (N,K) row-major weight",
+           "baseline": "torch._scaled_mm(use_fast_accum=True) (cuBLASLt)", "environment": environment(),
+           "method": (f"CUDA-graph replay of one call per weight copy (copies overflow L2 twice over), {rounds} "
+                      "alternating rounds of triton do_bench_cudagraph medians; time per call = loop time / copies; "
+                      "bandwidth = (weight + x + y bytes) / time"),
+           "results": rows}
+    res.update(summarize(rows))
+    res["geomean_ratio_vs_promoted"] = float("nan")
+    return res
