@@ -8,12 +8,14 @@ applied to the fp32 accumulator before the bias (kernels/hopper/epilogue.OutputS
 GPUs) a torch composite computes the same in float32.
 
 Differences from torch._scaled_mm, all on purpose:
-- out_dtype must be given (bf16, fp16 or fp32): an fp8 output (torch's default) is not offered.
+- out_dtype must be given (bf16, fp16 or fp32): an fp8 output (torch's default) is not offered, nor scale_result.
 - Accumulation is wgmma's fp32 accumulator with no periodic promotion: the precision of
-  torch._scaled_mm(..., use_fast_accum=True); `use_fast_accum=False` is refused rather than silently ignored.
-- Any strides: operands torch refuses (a column-major a, a row-major b, K or N not a multiple of 16) are copied
-  into a layout the kernel reads, correctly, at the cost of the copy.
-- Rowwise scales with any output dtype and with a bias.
+  torch._scaled_mm(..., use_fast_accum=True). So use_fast_accum defaults to True (torch's default is False: a call
+  ported without it gets fast accumulation, as documented here), and an explicit False is refused.
+- Any strides and alignments: operands torch refuses (a column-major a, a row-major b, K or N not a multiple of 16,
+  scales at an offset) are read correctly, through copies where TMA needs them.
+- A bias may be fp32 with any output dtype.
+- No autograd (torch._scaled_mm has none either).
 """
 from __future__ import annotations
 
@@ -154,13 +156,15 @@ def scaled_mm_into(a, b, scale_a, scale_b, bias, c, mode: int, config: GemmConfi
     if c.numel() == 0:
         return
     if K == 0:
-        c.copy_(reference(a, b, scale_a, scale_b, bias, c.dtype))
+        with torch.no_grad():
+            c.copy_(reference(a, b, scale_a, scale_b, bias, c.dtype))
         return
     choice = select_path(c.device)
     if choice.path == "portable":
         if _env.LOG_ENABLED:
             _env.log(f"scaled_mm {M}x{b.shape[1]}x{K}: torch float32 composite ({choice.reason})")
-        c.copy_(reference(a, b, scale_a, scale_b, bias, c.dtype))
+        with torch.no_grad():  # as on the GPU path: no autograd through scales or bias
+            c.copy_(reference(a, b, scale_a, scale_b, bias, c.dtype))
         return
     if bias is not None and bias.stride(0) != 1:
         bias = bias.contiguous()
@@ -205,15 +209,19 @@ def _scaled_mm_fake(a, b, scale_a, scale_b, bias, out_dtype, config):
     return a.new_empty((a.shape[0], b.shape[1]), dtype=out_dtype)
 
 
-def scaled_mm(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor, bias: Tensor | None = None, *,
-              out_dtype: torch.dtype | None = None, use_fast_accum: bool = True,
-              config: GemmConfig | None = None) -> Tensor:
-    """torch._scaled_mm(a, b, scale_a, scale_b, bias, out_dtype=out_dtype, use_fast_accum=True) on the warpgemm
-    kernels: a (M, K) and b (K, N) float8 (b ideally W.T of an (N, K) weight, read in place), fp32 scales
-    (tensorwise or rowwise), optional (N,) bias of out_dtype or fp32. See the module docstring for differences."""
+def scaled_mm(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor, bias: Tensor | None = None,
+              scale_result: Tensor | None = None, out_dtype: torch.dtype | None = None, use_fast_accum: bool = True,
+              *, config: GemmConfig | None = None) -> Tensor:
+    """torch._scaled_mm(a, b, scale_a, scale_b, bias, scale_result, out_dtype, use_fast_accum) on the warpgemm
+    kernels, same argument order: a (M, K) and b (K, N) float8 (b ideally W.T of an (N, K) weight, read in place),
+    fp32 scales (tensorwise or rowwise), optional (N,) bias of out_dtype or fp32. scale_result must be None (it
+    scales an fp8 output). use_fast_accum defaults to True here, False in torch: see the module docstring."""
+    if scale_result is not None:
+        raise ValueError("scale_result must be None: it scales an fp8 output, which scaled_mm does not produce")
     fast = (type(a) is Tensor and type(b) is Tensor and type(scale_a) is Tensor and type(scale_b) is Tensor
             and (bias is None or type(bias) is Tensor) and (config is None or type(config) is GemmConfig)
-            and use_fast_accum is True and not _env.LOG_ENABLED and not torch.compiler.is_compiling())
+            and type(out_dtype) is torch.dtype and use_fast_accum is True and not _env.LOG_ENABLED
+            and not torch.compiler.is_compiling())
     if fast:
         key = _recipe_key(a, b, scale_a, scale_b, bias, out_dtype, config)
         r = _RECIPES.get(key)

@@ -3,6 +3,8 @@ grid, constexprs), launched through a CachedKernel so repeated calls skip Triton
 from __future__ import annotations
 
 import functools
+import hashlib
+from pathlib import Path
 
 import torch
 import triton
@@ -58,6 +60,25 @@ def store_hint(ragged_k: bool) -> int:
     return PASS_VERSION if ragged_k else 0
 
 
+@functools.lru_cache(maxsize=None)
+def parts_source_hash() -> int:
+    """A hash of every module in this package (the Gluon parts and their host side), as a kernel constexpr.
+
+    Triton keys a kernel's binaries on its own source and on the jit functions it calls by global name, not on the
+    methods of aggregate or policy classes reached through constexpr arguments (EpilogueImpl, SchedulerImpl,
+    GemmOperands' methods). Without this an edited epilogue method kept being served the old binary from the cache
+    (found in review, 2026-11-25). Host-only edits here recompile too: a cost paid once per edit."""
+    return source_hash(Path(__file__).parent)
+
+
+def source_hash(folder: Path) -> int:
+    digest = hashlib.sha256()
+    for path in sorted(folder.glob("*.py")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return int(digest.hexdigest()[:12], 16)
+
+
 def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched: bool, b_batched: bool,
                       has_bias: bool, grouped: bool = False, when: int = RUN_ALWAYS,
                       offs_table: bool = False, ragged_k: bool = False, scale: int = 0) -> dict:
@@ -93,7 +114,7 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
                 SCALE=scale, GROUP_M=cfg.group_m, STAGES=cfg.stages, SPLIT_K=cfg.split_k, CONSUMERS=cfg.consumers,
                 SWAP_AB=cfg.swap_ab, RAGGED_K=ragged_k, L2_STORE_HINT=store_hint(ragged_k),
                 PRODUCER_REGS=cfg.producer_regs, CONSUMER_REGS=worker_consumer_regs(cfg),
-                SchedulerImpl=scheduler, EpilogueImpl=epilogue)
+                SchedulerImpl=scheduler, EpilogueImpl=epilogue, PARTS_HASH=parts_source_hash())
 
 
 def launch_uses_pdl(cfg: GemmConfig) -> bool:
