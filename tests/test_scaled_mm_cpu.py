@@ -206,19 +206,19 @@ def test_forced_fp8_variants_compile(cfg, stack, tmp_path):
 
 
 def test_parts_hash_follows_every_kernel_source(tmp_path):
-    """The PARTS_HASH constexpr changes with any edit to the Gluon parts, methods of policy classes included
-    (Triton's own cache key does not follow those)."""
+    """The PARTS_HASH constexpr (GEMM and elementwise kernels) changes with any edit to the Gluon parts, methods of
+    policy classes included (Triton's own cache key does not follow those)."""
     import shutil
     from pathlib import Path
 
-    from warpgemm.kernels.hopper import gemm
+    from warpgemm.kernels.hopper import gemm, launch
 
     folder = Path(gemm.__file__).parent
     assert gemm.kernel_constexprs(GemmConfig(), True, True, False, False, False)["PARTS_HASH"] == \
-        gemm.parts_source_hash() == gemm.source_hash(folder)
+        launch.parts_source_hash() == launch.source_hash(folder)
     copy = tmp_path / "hopper"
     shutil.copytree(folder, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    assert gemm.source_hash(copy) == gemm.source_hash(folder)
+    assert launch.source_hash(copy) == launch.source_hash(folder)
     epilogue = copy / "epilogue.py"
     epilogue.write_text(epilogue.read_text().replace("acc * gl.expand_dims", "acc * 2 * gl.expand_dims", 1))
-    assert gemm.source_hash(copy) != gemm.source_hash(folder)
+    assert launch.source_hash(copy) != launch.source_hash(folder)

@@ -19,7 +19,7 @@ from triton.runtime.jit import mangle_type
 
 from ...config import GemmConfig, StreamConfig, launch_warps, stream_launch_regs
 from .elementwise_kernel import OPS, elementwise_kernel
-from .gemm import kernel_constexprs, operand_blocks
+from .gemm import kernel_constexprs, operand_blocks, parts_source_hash
 from .ptx_hints import store_counts, store_hints
 from .gemm_kernel import gemm_kernel
 from .launch import nvmma_layout
@@ -81,7 +81,8 @@ def compile_elementwise(cfg: StreamConfig, dtype=torch.float32, op: str = "add")
     block = (cfg.block_x, cfg.block_y)
     t = torch.empty(256 * 256, dtype=dtype)
     desc = TensorDescriptor(t, [256, 256], [256, 1], list(block), nvmma_layout(block, dtype, swizzle=False))
-    constexprs = dict(OP=OPS[op], LOAD_SLOTS=cfg.load_slots, STORE_SLOTS=cfg.store_slots, IO_REGS=cfg.io_regs)
+    constexprs = dict(OP=OPS[op], LOAD_SLOTS=cfg.load_slots, STORE_SLOTS=cfg.store_slots, IO_REGS=cfg.io_regs,
+                      PARTS_HASH=parts_source_hash())
     num_warps, maxnreg = stream_launch_regs(cfg)
     signature = {"a_desc": mangle_type(desc), "b_desc": mangle_type(desc), "c_desc": mangle_type(desc),
                  "alpha": "fp32", **{k: "constexpr" for k in constexprs}, "num_warps": "constexpr"}

@@ -9,7 +9,7 @@ import triton
 
 from ...config import StreamConfig, stream_launch_regs
 from .elementwise_kernel import OPS, elementwise_kernel
-from .launch import CachedKernel, LightDesc, full_desc, nvmma_layout
+from .launch import CachedKernel, LightDesc, full_desc, nvmma_layout, parts_source_hash
 
 
 class StreamGeometry(NamedTuple):
@@ -78,7 +78,8 @@ class StreamLaunch:
         else:
             self.grid = min(tiles, num_sms * cfg.ctas_per_sm)
         num_warps, maxnreg = stream_launch_regs(cfg)
-        constexprs = dict(OP=OPS[op], LOAD_SLOTS=cfg.load_slots, STORE_SLOTS=cfg.store_slots, IO_REGS=cfg.io_regs)
+        constexprs = dict(OP=OPS[op], LOAD_SLOTS=cfg.load_slots, STORE_SLOTS=cfg.store_slots, IO_REGS=cfg.io_regs,
+                          PARTS_HASH=parts_source_hash())
         self.kernel = CachedKernel(elementwise_kernel, constexprs, num_warps, maxnreg)
 
     def launch(self, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, alpha: float) -> None:

@@ -3,8 +3,6 @@ grid, constexprs), launched through a CachedKernel so repeated calls skip Triton
 from __future__ import annotations
 
 import functools
-import hashlib
-from pathlib import Path
 
 import torch
 import triton
@@ -19,7 +17,7 @@ from .ptx_hints import PASS_VERSION, store_hints
 from .expert_scheduler import EXPERT_SCHEDULERS, OFFS_GROUPS_MAX, RUN_ALWAYS, OffsExpertScheduler
 from .ragged_k import RaggedKScheduler
 from .scheduler import GroupedTileScheduler, StreamKScheduler
-from .launch import CachedKernel, LightDesc, full_desc, launch_hooks_active, nvmma_layout
+from .launch import CachedKernel, LightDesc, full_desc, launch_hooks_active, nvmma_layout, parts_source_hash
 from .scratch import split_k_scratch, unused_pointers
 from .. import stream_k_plan
 from .tma_operands import TmaGeometry
@@ -58,25 +56,6 @@ def store_hint(ragged_k: bool) -> int:
     whose (G, M, N) output is many times its inputs (E128 K7168 N2048 weight gradients 5-8% faster, E8 and dense shapes
     within noise: results/2026-11-25-wgrad/l2_hint_*.json)."""
     return PASS_VERSION if ragged_k else 0
-
-
-@functools.lru_cache(maxsize=None)
-def parts_source_hash() -> int:
-    """A hash of every module in this package (the Gluon parts and their host side), as a kernel constexpr.
-
-    Triton keys a kernel's binaries on its own source and on the jit functions it calls by global name, not on the
-    methods of aggregate or policy classes reached through constexpr arguments (EpilogueImpl, SchedulerImpl,
-    GemmOperands' methods). Without this an edited epilogue method kept being served the old binary from the cache
-    (found in review, 2026-11-25). Host-only edits here recompile too: a cost paid once per edit."""
-    return source_hash(Path(__file__).parent)
-
-
-def source_hash(folder: Path) -> int:
-    digest = hashlib.sha256()
-    for path in sorted(folder.glob("*.py")):
-        digest.update(path.name.encode())
-        digest.update(path.read_bytes())
-    return int(digest.hexdigest()[:12], 16)
 
 
 def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched: bool, b_batched: bool,

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
+from pathlib import Path
 
 import torch
 import triton
@@ -25,6 +27,25 @@ def nvmma_layout(block: tuple[int, ...], dtype: torch.dtype, swizzle: bool = Tru
     if swizzle:
         return gl.NVMMASharedLayout.get_default_for(list(block), GL_DTYPES[dtype])
     return gl.NVMMASharedLayout(swizzle_byte_width=0, element_bitwidth=dtype.itemsize * 8, rank=len(block))
+
+
+@functools.lru_cache(maxsize=None)
+def parts_source_hash() -> int:
+    """A hash of every module in this package (the Gluon parts and their host side), as a kernel constexpr.
+
+    Triton keys a kernel's binaries on its own source and on the jit functions it calls by global name, not on the
+    methods of aggregate or policy classes reached through constexpr arguments (EpilogueImpl, SchedulerImpl,
+    GemmOperands' methods). Without this an edited epilogue method kept being served the old binary from the cache
+    (found in review, 2026-11-25). Host-only edits here recompile too: a cost paid once per edit."""
+    return source_hash(Path(__file__).parent)
+
+
+def source_hash(folder: Path) -> int:
+    digest = hashlib.sha256()
+    for path in sorted(folder.glob("*.py")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return int(digest.hexdigest()[:12], 16)
 
 
 class LightDesc:
