@@ -220,5 +220,7 @@ def test_parts_hash_follows_every_kernel_source(tmp_path):
     shutil.copytree(folder, copy, ignore=shutil.ignore_patterns("__pycache__"))
     assert launch.source_hash(copy) == launch.source_hash(folder)
     epilogue = copy / "epilogue.py"
-    epilogue.write_text(epilogue.read_text().replace("acc * gl.expand_dims", "acc * 2 * gl.expand_dims", 1))
+    source = epilogue.read_text()
+    assert "acc = acc * along(" in source  # the edit below must change a method of OutputScales
+    epilogue.write_text(source.replace("acc = acc * along(", "acc = acc * 2 * along(", 1))
     assert launch.source_hash(copy) != launch.source_hash(folder)

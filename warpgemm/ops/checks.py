@@ -36,8 +36,9 @@ def resolve_out_dtype(in_dtype: torch.dtype, out_dtype, out: torch.Tensor | None
     return out_dtype
 
 
-def check_devices(**tensors) -> torch.device:
-    """All tensors on one device, and a device warpgemm can run on. Returns that device."""
+def check_devices(allow_cpu: bool = False, **tensors) -> torch.device:
+    """All tensors on one device, and a device warpgemm can run on. Returns that device. allow_cpu: the op has a
+    CPU path that needs no interpreter (scaled_mm's float32 composite)."""
     items = [(k, v) for k, v in tensors.items() if v is not None]
     name0, t0 = items[0]
     dev = t0.device
@@ -47,7 +48,7 @@ def check_devices(**tensors) -> torch.device:
     if dev.type == "cuda":
         return dev
     if dev.type == "cpu":
-        if _env.INTERPRET:
+        if _env.INTERPRET or allow_cpu:
             return dev
         raise ValueError(f"{name0} is on the CPU: warpgemm runs on CUDA tensors, or on CPU tensors only under the "
                          "Triton interpreter (set TRITON_INTERPRET=1 before importing warpgemm)")
@@ -56,14 +57,15 @@ def check_devices(**tensors) -> torch.device:
     raise ValueError(f"{name0} must be a CUDA tensor, got device {dev}")
 
 
-def check_bias(bias: torch.Tensor | None, n: int, in_dtype: torch.dtype) -> None:
+def check_bias(bias: torch.Tensor | None, n: int, dtype: torch.dtype) -> None:
+    """bias: None, or an (n,) vector of `dtype` (the inputs', or fp8 products' output dtype) or fp32."""
     if bias is None:
         return
     check_tensor("bias", bias)
     if bias.dim() != 1 or bias.shape[0] != n:
         raise ValueError(f"bias must have shape ({n},) (the output's last dimension), got {tuple(bias.shape)}")
-    if bias.dtype not in (in_dtype, torch.float32):
-        raise TypeError(f"bias must be {in_dtype} or torch.float32, got {bias.dtype}")
+    if bias.dtype not in (dtype, torch.float32):
+        raise TypeError(f"bias must be {dtype} or torch.float32, got {bias.dtype}")
 
 
 def shares_memory(x: torch.Tensor, y: torch.Tensor) -> bool:

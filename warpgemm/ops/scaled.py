@@ -49,17 +49,6 @@ def scale_mode(scale_a: Tensor, scale_b: Tensor, M: int, N: int) -> int:
                      f"(rowwise), got {tuple(scale_a.shape)} and {tuple(scale_b.shape)}")
 
 
-def _check_devices(**tensors) -> None:
-    """One device for all; CUDA, or the CPU (and meta) where the float32 composite runs (no interpreter needed)."""
-    items = [(k, v) for k, v in tensors.items() if v is not None]
-    name0, t0 = items[0]
-    for name, t in items[1:]:
-        if t.device != t0.device:
-            raise ValueError(f"{name} must be on the same device as {name0} ({t0.device}), got {t.device}")
-    if t0.device.type not in ("cuda", "cpu", "meta"):
-        raise ValueError(f"{name0} must be a CUDA (or CPU) tensor, got device {t0.device}")
-
-
 def validate(a, b, scale_a, scale_b, bias, out_dtype, use_fast_accum, config) -> int:
     """Check every argument (messages name it, the expected and the actual value); returns the scale mode."""
     checks.check_tensor("a", a)
@@ -81,13 +70,8 @@ def validate(a, b, scale_a, scale_b, bias, out_dtype, use_fast_accum, config) ->
         raise ValueError("use_fast_accum=False is not supported: the kernel accumulates in wgmma's fp32 accumulator "
                          "without promotion, which is torch._scaled_mm's use_fast_accum=True")
     mode = scale_mode(scale_a, scale_b, a.shape[0], b.shape[1])
-    _check_devices(a=a, b=b, scale_a=scale_a, scale_b=scale_b, bias=bias)
-    if bias is not None:
-        checks.check_tensor("bias", bias)
-        if bias.dim() != 1 or bias.shape[0] != b.shape[1]:
-            raise ValueError(f"bias must have shape ({b.shape[1]},) (the output's columns), got {tuple(bias.shape)}")
-        if bias.dtype not in (out_dtype, torch.float32):
-            raise TypeError(f"bias must be {out_dtype} (out_dtype) or torch.float32, got {bias.dtype}")
+    checks.check_bias(bias, b.shape[1], out_dtype)
+    checks.check_devices(allow_cpu=True, a=a, b=b, scale_a=scale_a, scale_b=scale_b, bias=bias)
     if config is not None and not isinstance(config, GemmConfig):
         raise TypeError(f"config must be a warpgemm.GemmConfig or None, got {type(config).__name__}")
     return mode

@@ -19,10 +19,10 @@ from triton.runtime.jit import mangle_type
 
 from ...config import GemmConfig, StreamConfig, launch_warps, stream_launch_regs
 from .elementwise_kernel import OPS, elementwise_kernel
-from .gemm import kernel_constexprs, operand_blocks, parts_source_hash
+from .gemm import kernel_constexprs, operand_blocks
 from .ptx_hints import store_counts, store_hints
 from .gemm_kernel import gemm_kernel
-from .launch import nvmma_layout
+from .launch import nvmma_layout, parts_source_hash
 
 SM90 = GPUTarget("cuda", 90, 32)
 _ALIGNED_POINTERS = ("partials_ptr", "out_ptr")
@@ -106,6 +106,7 @@ def inspect_compiled(kernel, name: str, tmpdir: str) -> CompileReport:
         m = re.search(rf"\b{key}:(\d+)", usage)
         return int(m.group(1)) if m else -1
 
+    plain_stores, hinted_stores = store_counts(ptx)
     return CompileReport(
         name=name,
         has_wgmma="wgmma.mma_async" in ptx,
@@ -116,8 +117,8 @@ def inspect_compiled(kernel, name: str, tmpdir: str) -> CompileReport:
         registers=field("REG"),
         stack_bytes=field("STACK"),
         local_bytes=field("LOCAL"),
-        plain_stores=store_counts(ptx)[0],
-        hinted_stores=store_counts(ptx)[1],
+        plain_stores=plain_stores,
+        hinted_stores=hinted_stores,
     )
 
 

@@ -131,7 +131,8 @@ def stream_layout(block_x, block_y, itemsize, num_warps):
 def elementwise_kernel(a_desc, b_desc, c_desc, alpha,  #
                        OP: gl.constexpr, LOAD_SLOTS: gl.constexpr, STORE_SLOTS: gl.constexpr,
                        IO_REGS: gl.constexpr, PARTS_HASH: gl.constexpr, num_warps: gl.constexpr):
-    # PARTS_HASH: the parts' source (gemm.parts_source_hash): OP and the ring's methods are outside Triton's cache key.
+    # PARTS_HASH: the parts' source (launch.parts_source_hash): OP and the ring's methods are outside Triton's
+    # cache key.
     a_bufs = gl.allocate_shared_memory(a_desc.dtype, [LOAD_SLOTS] + a_desc.block_type.shape, a_desc.layout)
     b_bufs = gl.allocate_shared_memory(b_desc.dtype, [LOAD_SLOTS] + b_desc.block_type.shape, b_desc.layout)
     c_bufs = gl.allocate_shared_memory(c_desc.dtype, [STORE_SLOTS] + c_desc.block_type.shape, c_desc.layout)

@@ -98,9 +98,7 @@ class OutputScales:
         if self.SCALE == 1:
             acc = acc * (gl.load(self.scale_a_ptr) * gl.load(self.scale_b_ptr))
         elif self.SCALE == 2:
-            layout: gl.constexpr = acc.type.layout
-            rows = row0 + gl.arange(0, acc.type.shape[0], layout=gl.SliceLayout(1, layout))
-            acc = acc * gl.expand_dims(gl.load(self.scale_a_ptr + rows, mask=rows < c_desc.shape[1], other=0.0), 1)
+            acc = acc * along(self.scale_a_ptr, row0, c_desc.shape[1], acc, 0)
         return acc
 
     @gluon.jit
@@ -108,26 +106,25 @@ class OutputScales:
         """The column scales (SCALE 2). A wgmma tile's column vector costs a register per column it spans in a
         thread: applied per column chunk, a 128x256 tile's does not spill (whole: 160 bytes of stack)."""
         if self.SCALE == 2:
-            layout: gl.constexpr = acc.type.layout
-            cols = col0 + gl.arange(0, acc.type.shape[1], layout=gl.SliceLayout(0, layout))
-            acc = acc * gl.expand_dims(gl.load(self.scale_b_ptr + cols, mask=cols < c_desc.shape[2], other=0.0), 0)
+            acc = acc * along(self.scale_b_ptr, col0, c_desc.shape[2], acc, 1)
         return acc
 
     @gluon.jit
-    def apply_outer(self, acc, row0, col0, n_rows, n_cols, TRANSPOSED: gl.constexpr):
-        """Row-wise scales on a tile whose dim 0 runs over C's rows (or, TRANSPOSED, over C's columns)."""
-        R: gl.constexpr = acc.type.shape[0]
-        C: gl.constexpr = acc.type.shape[1]
-        layout: gl.constexpr = acc.type.layout
-        d0 = row0 + gl.arange(0, R, layout=gl.SliceLayout(1, layout))
-        d1 = col0 + gl.arange(0, C, layout=gl.SliceLayout(0, layout))
-        if TRANSPOSED:
-            s0 = gl.load(self.scale_b_ptr + d0, mask=d0 < n_cols, other=0.0)
-            s1 = gl.load(self.scale_a_ptr + d1, mask=d1 < n_rows, other=0.0)
-        else:
-            s0 = gl.load(self.scale_a_ptr + d0, mask=d0 < n_rows, other=0.0)
-            s1 = gl.load(self.scale_b_ptr + d1, mask=d1 < n_cols, other=0.0)
-        return acc * gl.expand_dims(s0, 1) * gl.expand_dims(s1, 0)
+    def apply_transposed(self, acc, col0, row0, n_rows, n_cols):
+        """The same on a transposed (swap-AB) tile: dim 0 runs over C's columns col0.., dim 1 over C's rows row0..."""
+        if self.SCALE == 1:
+            acc = acc * (gl.load(self.scale_a_ptr) * gl.load(self.scale_b_ptr))
+        elif self.SCALE == 2:
+            acc = acc * along(self.scale_b_ptr, col0, n_cols, acc, 0) * along(self.scale_a_ptr, row0, n_rows, acc, 1)
+        return acc
+
+
+@gluon.jit
+def along(ptr, start, bound, tile, dim: gl.constexpr):
+    """ptr[start + i] (0 past `bound`) for i along dimension `dim` of `tile`, broadcastable against it, in fp32."""
+    layout: gl.constexpr = tile.type.layout
+    idx = start + gl.arange(0, tile.type.shape[dim], layout=gl.SliceLayout(1 - dim, layout))
+    return gl.expand_dims(gl.load(ptr + idx, mask=idx < bound, other=0.0), 1 - dim)
 
 
 @aggregate
@@ -304,10 +301,7 @@ class TransposedStoreEpilogue:
         c_cols = off_m + r0 + gl.arange(0, ROWS, layout=gl.SliceLayout(1, layout))
         c_rows = off_n + gl.arange(0, COLS, layout=gl.SliceLayout(0, layout))
         n_cols = column_bound(self.c_desc, WHOLE)
-        if self.scales.SCALE == 1:
-            vals = self.scales.apply(vals, 0, 0, self.c_desc)
-        elif self.scales.SCALE == 2:
-            vals = self.scales.apply_outer(vals, off_m + r0, off_n, self.c_desc.shape[1], n_cols, True)
+        vals = self.scales.apply_transposed(vals, off_m + r0, off_n, self.c_desc.shape[1], n_cols)
         if self.HAS_BIAS:
             bias = gl.load(self.bias_ptr + c_cols, mask=c_cols < n_cols, other=0.0)
             vals = vals + gl.expand_dims(bias.to(gl.float32), 1)

@@ -53,7 +53,7 @@ def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, 
                 num_warps: gl.constexpr):
     # SCALE (fp8 inputs, epilogue.py): 0 none, 1 one fp32 scale per operand, 2 one per output row (scale_a) and one
     # per output column (scale_b), applied to the fp32 accumulator before the bias.
-    # PARTS_HASH (gemm.parts_source_hash): the Gluon parts' source, so that an edit to a method of a policy class
+    # PARTS_HASH (launch.parts_source_hash): the Gluon parts' source, so that an edit to a method of a policy class
     # (reached through a constexpr, which Triton's cache key does not follow) cannot be served an old binary.
     # L2_STORE_HINT: the variant is compiled under ptx_hints.store_hints(), which marks its TMA stores evict-first
     # in the PTX; as a constexpr it keeps hinted and plain binaries apart in Triton's caches. Checked at trace time.
