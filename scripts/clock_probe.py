@@ -16,7 +16,7 @@ import time
 import torch
 
 import warpgemm
-from warpgemm.bench.sweep import parse_config
+from warpgemm.candidates import parse_config
 from warpgemm.bench.timing import warm_gpu
 
 FIELDS = "timestamp,clocks.sm,power.draw,clocks_event_reasons.active,temperature.gpu"

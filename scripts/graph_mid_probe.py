@@ -8,7 +8,7 @@ import sys
 
 from warpgemm.bench.decode_bench import run_decode_suite
 from warpgemm.bench.suites import LLM_NK
-from warpgemm.bench.sweep import parse_config
+from warpgemm.candidates import parse_config
 
 out_path = sys.argv[1]
 ms = [int(v) for v in (sys.argv[2] if len(sys.argv) > 2 else "128,256").split(",")]

@@ -15,7 +15,7 @@ from torch.profiler import ProfilerActivity, profile
 
 import warpgemm
 from warpgemm.bench.moe_bench import MoeCase, routing
-from warpgemm.bench.sweep import parse_config
+from warpgemm.candidates import parse_config
 from warpgemm.bench.timing import warm_gpu
 
 CASES = [MoeCase(*(int(v) for v in c.split(":")))

@@ -13,7 +13,7 @@ import torch
 
 import warpgemm
 from warpgemm.bench.moe_bench import MOE_CASES, MoeCase, routing
-from warpgemm.bench.sweep import parse_config
+from warpgemm.candidates import parse_config
 from warpgemm.bench.timing import alternate, warm_gpu
 
 CONFIGS = os.environ.get("CONFIGS", "64x128x64_s8_w4_g8,128x128x64_s6_w4_g8,128x256x64_s3_w8_g8,64x256x64_s4_w4_g8,"

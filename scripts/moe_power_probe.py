@@ -21,7 +21,7 @@ from clock_probe import sample_while  # noqa: E402
 import warpgemm  # noqa: E402
 from warpgemm.bench.gemm_bench import environment  # noqa: E402
 from warpgemm.bench.moe_bench import MOE_CASES, routing  # noqa: E402
-from warpgemm.bench.sweep import parse_config  # noqa: E402
+from warpgemm.candidates import parse_config  # noqa: E402
 from warpgemm.bench.timing import warm_gpu  # noqa: E402
 from warpgemm.heuristics import GROUPED_SWAP  # noqa: E402
 

@@ -9,7 +9,7 @@ import sys
 import torch
 
 import warpgemm
-from warpgemm.bench.sweep import parse_config
+from warpgemm.candidates import parse_config
 
 M, N, K = (int(x) for x in sys.argv[1].split("x"))
 configs = [parse_config(c) for c in sys.argv[2].split(",")]

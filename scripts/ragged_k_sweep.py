@@ -10,7 +10,7 @@ import torch
 
 import warpgemm
 from warpgemm.bench.moe_bench import MOE_CASES, routing
-from warpgemm.bench.sweep import CANDIDATES
+from warpgemm.candidates import CANDIDATES
 from warpgemm.bench.timing import alternate, warm_gpu
 from warpgemm.config import check_config
 from warpgemm.heuristics import SHIPPED_CONFIGS

@@ -18,7 +18,7 @@ import torch
 
 import warpgemm
 from warpgemm.bench.gemm_bench import environment
-from warpgemm.bench.sweep import parse_config
+from warpgemm.candidates import parse_config
 from warpgemm.bench.timing import alternate, warm_gpu
 from warpgemm.kernels.hopper import gemm as gemm_mod
 from warpgemm.ops import api, gemm_impl

@@ -13,7 +13,7 @@ import torch
 
 import warpgemm
 from warpgemm.bench.gemm_bench import environment
-from warpgemm.bench.sweep import parse_config
+from warpgemm.candidates import parse_config
 from warpgemm.bench.timing import alternate, warm_gpu
 from warpgemm.heuristics import LARGE
 from warpgemm.ops.gemm_impl import _PLANS

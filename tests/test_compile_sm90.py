@@ -19,7 +19,7 @@ for cfg in SHIPPED_CONFIGS:
     VARIANTS.append((cfg, torch.float16, torch.float16, True, True, True))
     VARIANTS.append((cfg, torch.bfloat16, torch.float32, True, True, True))
 # The sweep's other candidates (ping-pong, split-K, other tiles), which users can force with config=.
-from warpgemm.bench.sweep import CANDIDATES  # noqa: E402
+from warpgemm.candidates import CANDIDATES  # noqa: E402
 
 for cfg in CANDIDATES:
     if cfg not in SHIPPED_CONFIGS:

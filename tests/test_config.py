@@ -117,7 +117,7 @@ def test_invalid_variants_say_why(bad, reason):
 
 
 def test_config_names_round_trip_through_the_sweep_parser():
-    from warpgemm.bench.sweep import CANDIDATES, parse_config
+    from warpgemm.candidates import CANDIDATES, parse_config
 
     for cfg in CANDIDATES + SHIPPED_CONFIGS:
         assert parse_config(cfg.name) == cfg

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import warpgemm
-from warpgemm.bench.sweep import CANDIDATES
+from warpgemm.candidates import CANDIDATES
 from warpgemm.config import GemmConfig, check_config
 from warpgemm.testing import LAYOUTS, check_matmul, strided_operand
 

@@ -1,6 +1,7 @@
 """The `warpgemm` command: benchmarks against torch in the same process, a correctness check, and `info`."""
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -127,7 +128,8 @@ def bench_sweep(suite: str = typer.Option("mid", help="dense, mid or quick"), dt
     if not _has_hopper():
         _no_gpu_notice("bench sweep")
         return
-    from .bench.sweep import parse_config, run_sweep
+    from .bench.sweep import run_sweep
+    from .candidates import parse_config
 
     chosen = None if not configs else tuple(parse_config(c) for c in configs.split(","))
     res = run_sweep(suite, dtype, layout, chosen, rounds=rounds, progress=lambda s: console.print(s, highlight=False))
@@ -150,7 +152,7 @@ def bench_decode(rounds: int = typer.Option(5, help="alternating timing rounds p
         _no_gpu_notice("bench decode")
         return
     from .bench.decode_bench import DECODE_M, decode_cases, run_decode_suite
-    from .bench.sweep import parse_config
+    from .candidates import parse_config
 
     chosen = None if not configs else [parse_config(c) for c in configs.split(",")]
     ms = DECODE_M if not m else tuple(dict.fromkeys(int(v) for v in m.split(",")))
@@ -284,6 +286,70 @@ def bench_overhead(size: int = typer.Option(256), json_path: Optional[Path] = ty
                       f"{r['warpgemm_us'] - r['torch_us']:+.1f}")
     console.print(table)
     _write_json(json_path, res)
+
+
+@app.command()
+def tune(suite: Optional[str] = typer.Option(None, help="tune every shape of a suite: dense, mid, quick or decode"),
+         shapes: Optional[str] = typer.Option(None, help="comma-separated MxNxK shapes to tune"),
+         dtype: str = _DTYPE_OPT, layout: str = _LAYOUT_OPT,
+         rep_ms: int = typer.Option(25, help="do_bench time per candidate (ms)"),
+         show: bool = typer.Option(False, "--show", help="list the tuning cache's entries and exit"),
+         clear: bool = typer.Option(False, "--clear", help="delete the tuning cache and exit"),
+         json_path: Optional[Path] = _JSON_OPT):
+    """Opt-in tuner: time candidate configs per shape on this GPU and keep the winners in the on-disk cache
+    (used by later calls unless WARPGEMM_TUNE=0; WARPGEMM_TUNE=1 tunes new shapes on their first call)."""
+    from . import tuning
+
+    if clear:
+        console.print(f"removed {tuning.clear()} entries ({tuning.cache_path()})")
+        return
+    if show:
+        rows = [(k, e.get("config") or f"heuristics ({e.get('heuristic')})", f"{e['ms'] * 1e3:.1f}",
+                 f"{e['heuristic_ms'] * 1e3:.1f}") for k, e in sorted(tuning.entries().items())]
+        _print_table(f"tuning cache {tuning.cache_path()}", ("key", "config", "us", "heuristics us"), rows)
+        return
+    if (suite is None) == (shapes is None):
+        raise typer.BadParameter("give exactly one of --suite or --shapes (or --show / --clear)")
+    if not _has_hopper():
+        console.print("[yellow]No Hopper GPU here: tune times the sm_90 kernels and needs an H100/H200.[/yellow]")
+        raise typer.Exit(1)
+    import warpgemm
+    from .bench.gemm_bench import DTYPES, make_operands
+    from .bench.suites import GEMM_SUITES, GemmCase
+
+    if suite is not None:
+        if suite not in GEMM_SUITES:
+            raise typer.BadParameter(f"suite must be one of {', '.join(GEMM_SUITES)}, got {suite!r}")
+        cases = GEMM_SUITES[suite]()
+    else:
+        try:
+            cases = [GemmCase(*(int(v) for v in s.lower().split("x"))) for s in shapes.split(",")]
+        except (TypeError, ValueError):
+            raise typer.BadParameter(f"shapes must look like 4096x4096x4096,128x14336x4096; got {shapes!r}")
+    if dtype not in DTYPES:
+        raise typer.BadParameter(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
+    rows, out = [], []
+    for case in cases:
+        a, b = make_operands(case, DTYPES[dtype], layout)
+        console.print(f"{case.label}:", highlight=False)
+        try:
+            res = warpgemm.tune(a, b, rep_ms=rep_ms, progress=lambda m: console.print(m, highlight=False))
+        except ValueError as e:
+            console.print(f"  skipped: {e}", highlight=False)
+            continue
+        e = res.entry
+        # What a user's call sees now (the public eager path, tuned plan) against torch, timed alike, in turn.
+        ours_ms = tuning.do_bench_ms(functools.partial(warpgemm.matmul, a, b), None, rep_ms)
+        torch_ms = tuning.do_bench_ms(functools.partial(torch.matmul, a, b), None, rep_ms)
+        rows.append((case.label, e["heuristic"], f"{e['heuristic_ms'] * 1e3:.1f}", e["config"] or "(heuristics)",
+                     f"{e['ms'] * 1e3:.1f}", f"{e['heuristic_ms'] / e['ms']:.3f}", f"{ours_ms * 1e3:.1f}",
+                     f"{torch_ms * 1e3:.1f}", f"{torch_ms / ours_ms:.3f}"))
+        out.append({"shape": case.label, "key": res.key, **e, "matmul_ms": ours_ms, "torch_ms": torch_ms,
+                    "rows": [{"config": c, "ms": ms, "rel_error": err, "note": n} for c, ms, err, n in res.rows]})
+        del a, b
+    _print_table(f"tuned ({dtype}, layout {layout}); cache {tuning.cache_path()}",
+                 ("shape", "heuristics", "us", "kept", "us", "gain", "matmul us", "torch us", "vs torch"), rows)
+    _write_json(json_path, {"dtype": dtype, "layout": layout, "cache": tuning.cache_path(), "results": out})
 
 
 @app.command()

@@ -4,73 +4,12 @@ from __future__ import annotations
 
 import torch
 
-from ..config import GemmConfig, check_config
+from ..candidates import SUITE_CANDIDATES
+from ..config import check_config
 from ..testing import rel_error
 from .gemm_bench import DTYPES, environment, make_operands
 from .suites import GEMM_SUITES
 from .timing import bench_ms, warm_gpu
-
-_C = GemmConfig
-_PP = dict(consumers=2)
-# The design space the kernel offers, minus combinations known not to fit (the predicate filters the rest).
-DENSE_CANDIDATES: tuple[GemmConfig, ...] = (
-    _C(128, 256, 64, 3, 8),                       # cooperative: two warpgroups on one 128x256 tile
-    _C(128, 256, 64, 3, 8, store_chunks=4),       # the same, output stored in 4 overlapped column chunks
-    _C(128, 256, 64, 4, 8, store_chunks=4),       # ... and the freed shared memory spent on a 4th stage
-    _C(256, 128, 64, 4, 8, store_chunks=4),       # tall tile, 4 stages
-    _C(128, 128, 64, 6, 4, store_chunks=4, **_PP),  # ping-pong: two warpgroups on alternate 128x128 tiles
-    _C(128, 128, 64, 5, 4, **_PP),
-)
-# Few tiles (M = 128-512): smaller tiles, deeper rings (bytes in flight per SM) and split-K to fill the SMs.
-MID_CANDIDATES: tuple[GemmConfig, ...] = (
-    _C(128, 256, 64, 3, 8),
-    _C(128, 128, 64, 5, 4, **_PP),
-    _C(128, 128, 64, 4, 4),
-    _C(128, 128, 128, 3, 4),
-    _C(64, 256, 64, 4, 4),
-) + tuple(_C(128, 128, 64, 6, 4, split_k=s) for s in (1, 2, 3, 4)) \
-  + tuple(_C(64, 128, 64, 8, 4, split_k=s) for s in (1, 2, 3, 4)) \
-  + (_C(128, 128, 128, 3, 4, split_k=2), _C(64, 256, 64, 4, 4, split_k=2), _C(128, 256, 64, 3, 8, split_k=2))
-# Stream-K on the mid shapes (tiles of a last, partly filled wave spread evenly over the SMs).
-MID_CANDIDATES += (_C(128, 128, 64, 6, 4, stream_k=True), _C(64, 128, 64, 8, 4, stream_k=True),
-                   _C(128, 256, 64, 3, 8, stream_k=True), _C(128, 16, 128, 6, 4, swap_ab=True, stream_k=True))
-# Decode (M <= 64): swap-AB with stream-K or split-K, tile heights and ring shapes; the plain 64-row kernel.
-DECODE_CANDIDATES: tuple[GemmConfig, ...] = (
-    _C(128, 16, 128, 6, 4, stream_k=True, swap_ab=True),
-    _C(128, 16, 64, 12, 4, stream_k=True, swap_ab=True),
-    _C(64, 16, 128, 10, 4, stream_k=True, swap_ab=True),
-    _C(256, 16, 64, 6, 4, stream_k=True, swap_ab=True),
-    _C(128, 16, 128, 6, 4, split_k=4, swap_ab=True),
-    _C(128, 16, 128, 6, 4, swap_ab=True),
-    _C(64, 128, 64, 8, 4, stream_k=True),
-    _C(64, 128, 64, 8, 4),
-)
-CANDIDATES = tuple(dict.fromkeys(DENSE_CANDIDATES + MID_CANDIDATES + DECODE_CANDIDATES))
-SUITE_CANDIDATES = {"dense": DENSE_CANDIDATES, "quick": DENSE_CANDIDATES, "mid": MID_CANDIDATES,
-                    "decode": DECODE_CANDIDATES}
-
-
-def parse_config(text: str) -> GemmConfig:
-    """'128x128x64_s5_w4_g8_pp_sk2' (a config's name) back into a GemmConfig."""
-    parts = text.split("_")
-    bm, bn, bk = (int(x) for x in parts[0].split("x"))
-    fields = dict(block_m=bm, block_n=bn, block_k=bk)
-    for p in parts[1:]:
-        if p == "pp":
-            fields["consumers"] = 2
-        elif p == "streamk":
-            fields["stream_k"] = True
-        elif p == "swap":
-            fields["swap_ab"] = True
-        elif p.startswith("sk"):
-            fields["split_k"] = int(p[2:])
-        elif p.startswith("c"):
-            fields["store_chunks"] = int(p[1:])
-        elif p[0] in "swg":
-            fields[{"s": "stages", "w": "consumer_warps", "g": "group_m"}[p[0]]] = int(p[1:])
-        else:
-            raise ValueError(f"cannot read config field {p!r} in {text!r}")
-    return GemmConfig(**fields)
 
 
 def run_sweep(suite: str = "mid", dtype: str = "bf16", layout: str = "nt", configs=None, rep_ms: int = 50,

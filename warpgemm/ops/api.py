@@ -5,11 +5,12 @@ import torch
 
 from typing import NamedTuple
 
-from .. import _env
+from .. import _env, heuristics, tuning
 from ..config import GemmConfig
 from . import checks
 from .batching import batch_count, matmul_shapes, to_batched
-from .gemm_impl import bmm_into, explain_bmm
+from . import gemm_impl
+from .gemm_impl import bmm_into, explain_bmm, select_path
 
 # Eager calls with no autograd and no tracing skip the dispatcher (a few microseconds per op).
 _PLAIN = (torch.Tensor, torch.nn.Parameter)
@@ -159,3 +160,36 @@ def explain(a: torch.Tensor, b: torch.Tensor, *, out: torch.Tensor | None = None
     a3, b3 = to_batched(shapes)
     c3 = torch.empty((batch_count(a3, b3), a3.shape[1], b3.shape[2]), dtype=out_dtype, device="meta")
     return explain_bmm(a3, b3, c3, config)
+
+
+def tune(a: torch.Tensor, b: torch.Tensor, *, bias: torch.Tensor | None = None, out_dtype: torch.dtype | None = None,
+         rep_ms: int = 25, progress=None) -> tuning.TuneResult:
+    """Tune `matmul(a, b, bias=bias, out_dtype=out_dtype)` on this GPU now (for `linear(x, w)`: `tune(x, w.t())`).
+
+    Times the heuristics' choice and the candidate configs on these operands (the first tuning compiles each
+    candidate once), keeps the winner in the tuning cache and uses it from the next call of this problem on, here
+    and in later processes unless WARPGEMM_TUNE=0 (warpgemm/tuning.py). Returns the result: `.config` is None when
+    the heuristics' choice stayed fastest, `.rows` has every candidate's time and error. One- and two-row products
+    run the GEMV and are not tuned.
+    """
+    shapes, out_dtype = _prepare(a, b, bias, None, out_dtype, None, ("a", "b"))
+    if a.device.type != "cuda" or select_path(a.device).path != "hopper":
+        raise RuntimeError(f"tune() times the Hopper kernels and needs an sm_90 GPU, got a tensor on {a.device}")
+    a3, b3 = to_batched(shapes)
+    c3 = torch.empty((batch_count(a3, b3), a3.shape[1], b3.shape[2]), dtype=out_dtype, device=a.device)
+    if c3.numel() == 0 or a3.shape[2] == 0:
+        raise ValueError(f"nothing to tune: the product is empty (output {tuple(c3.shape)}, K={a3.shape[2]})")
+    gemv_why = heuristics.gemv_reason(c3.shape[0], c3.shape[1], b3.stride(1) == 1, a3.dtype)
+    if gemv_why is not None:
+        raise ValueError(f"not tuned: this product runs the GEMV ({gemv_why})")
+    if bias is not None and bias.stride(0) != 1:
+        bias = bias.contiguous()
+    result = tuning.tune_problem(a3, b3, c3, bias, rep_ms=rep_ms, progress=progress)
+    forget_plans()
+    return result
+
+
+def forget_plans() -> None:
+    """Drop every cached plan and eager recipe, so the next calls plan again (after a tuning-cache change)."""
+    _RECIPES.clear()
+    gemm_impl._PLANS.clear()

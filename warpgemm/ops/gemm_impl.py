@@ -11,7 +11,7 @@ import torch
 
 from .. import _env
 from ..config import GemmConfig, check_config, weight_layout_problem
-from .. import heuristics
+from .. import heuristics, tuning
 from ..kernels.hopper import tma_operands as tma
 
 
@@ -41,6 +41,18 @@ def resolve_config(config: GemmConfig | None, a3: torch.Tensor, c3: torch.Tensor
         return config, "forced by the caller"
     batches, M, N = c3.shape
     return heuristics.choose_config(batches, M, N, a3.shape[2], a3.dtype, c3.dtype, _env.sms_for(c3.device))
+
+
+def heuristic_name(a3, b3, c3) -> str:
+    """What the heuristics alone run for this problem, by name (the tuner's report; nothing is launched)."""
+    if heuristics.gemv_reason(c3.shape[0], c3.shape[1], b3.stride(1) == 1, a3.dtype) is not None:
+        return "gemv"
+    batches, M, N = c3.shape
+    cfg, _ = heuristics.choose_config(batches, M, N, a3.shape[2], a3.dtype, c3.dtype, _env.sms_for(c3.device))
+    if weight_layout_problem(cfg, b3.stride(1) == 1) is not None:
+        cfg = cfg.replace(block_m=64)
+    n1 = heuristics.tail_split_columns(batches, M, N, cfg, _env.sms_for(c3.device))
+    return cfg.name + (f"+{heuristics.TAIL.name}@{n1}" if n1 else "")
 
 
 def k_major_weight_copy(b3: torch.Tensor):
@@ -126,17 +138,24 @@ def _plan_key(a3, b3, c3, bias, config) -> tuple:
             None if bias is None else (bias.dtype, bias.data_ptr() % 16 == 0), config)
 
 
-def plan_hopper(a3, b3, c3, bias, config) -> HopperPlan:
-    """Config and TMA geometry for a Hopper launch; copies are decided here, made per call by the caller."""
+def plan_hopper(a3, b3, c3, bias, config, *, may_tune: bool = True) -> HopperPlan:
+    """Config and TMA geometry for a Hopper launch; copies are decided here, made per call by the caller.
+    Without a forced config a winner in the tuning cache comes first (tuning.py; timed here on a miss in
+    WARPGEMM_TUNE=1 mode when may_tune), then the heuristics."""
     from ..kernels.hopper.gemm import ColumnSplitLaunch, GemmLaunch
 
+    tuned = None
     if config is None:
         gemv_why = heuristics.gemv_reason(c3.shape[0], c3.shape[1], b3.stride(1) == 1, a3.dtype)
         if gemv_why is not None:
             from ..kernels.gemv import GemvLaunch
 
             return GemvPlan(gemv_why, GemvLaunch(a3, b3, c3, bias is not None))
-    cfg, why = resolve_config(config, a3, c3)
+        tuned, tuned_why = tuning.config_for(a3, b3, c3, bias, may_tune=may_tune)
+    if tuned is not None:
+        cfg, why = tuned, tuned_why
+    else:
+        cfg, why = resolve_config(config, a3, c3)
     a_geom, a_copy = tma.describe_any(a3, 2), 0
     if a_geom is None:
         a_copy = 2
@@ -159,7 +178,7 @@ def plan_hopper(a3, b3, c3, bias, config) -> HopperPlan:
             why += "; the forced 32-row tile reads the weight K-major: a K-major copy is made per call"
     batched = (a3.shape[0] > 1, b3.shape[0] > 1, bias is not None)
     sms = _env.sms_for(c3.device)
-    n1 = 0 if config is not None else heuristics.tail_split_columns(*c3.shape, cfg, sms)
+    n1 = 0 if config is not None or tuned is not None else heuristics.tail_split_columns(*c3.shape, cfg, sms)
     if n1 and check_config(heuristics.TAIL, a3.dtype, c3.dtype) is None:
         launch = ColumnSplitLaunch(cfg, heuristics.TAIL, n1, a_geom, b_geom, c_geom, *batched, sms)
         why += f"; columns >= {n1} in a second launch with {heuristics.TAIL.name} tiles (shorter last wave)"
@@ -229,4 +248,4 @@ def explain_bmm(a3: torch.Tensor, b3: torch.Tensor, c3: torch.Tensor, config: Ge
     choice = select_path(a3.device)
     if choice.path == "portable":
         return f"gemm {tuple(c3.shape)} x K={a3.shape[2]}: portable path ({choice.reason})"
-    return describe_plan(c3, a3, choice, plan_hopper(a3, b3, c3, None, config))
+    return describe_plan(c3, a3, choice, plan_hopper(a3, b3, c3, None, config, may_tune=False))

@@ -1,0 +1,232 @@
+"""The opt-in tuner's host logic: cache keys, the on-disk cache, the keep-or-not rule, and when it may time anything.
+
+On CPU the products run on the portable kernel (it ignores configs), and timings come from an injected timer, so
+these tests check what the tuner decides and stores, not how fast anything is (tests/test_gpu_tuning.py runs it on
+an H100)."""
+import json
+import os
+import warnings
+
+import pytest
+import torch
+
+import warpgemm
+from warpgemm import _env, tuning
+from warpgemm.config import GemmConfig
+from warpgemm.ops import gemm_impl
+
+FAST = GemmConfig(128, 128, 64, stages=6, consumer_warps=4)
+OTHER = GemmConfig(64, 128, 64, stages=8, consumer_warps=4)
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    """A private cache directory, a fake device name, 'use' mode; the loaded entries forgotten before and after."""
+    monkeypatch.setenv("WARPGEMM_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(_env, "device_name", lambda index: "Fake H100")
+    old = tuning.mode()
+    tuning.set_mode("use")
+    tuning.forget_loaded()
+    yield tmp_path
+    tuning.set_mode(old)
+    tuning.forget_loaded()
+
+
+def operands(M=40, N=24, K=32, seed=0, dtype=torch.bfloat16):
+    g = torch.Generator().manual_seed(seed)
+    a3 = torch.randn(1, M, K, generator=g).to(dtype)
+    w = torch.randn(N, K, generator=g).to(dtype)
+    b3 = w.t().unsqueeze(0)  # an nn.Linear weight read as W.T: contiguous along K
+    c3 = torch.empty(1, M, N, dtype=dtype)
+    return a3, b3, c3
+
+
+def timer_from(times):
+    """A timer that reads each config's time from `times` (None: the heuristics) and counts its calls."""
+    calls = []
+
+    def timer(fn, cfg):
+        fn()
+        calls.append(cfg)
+        return times[cfg]
+
+    timer.calls = calls
+    return timer
+
+
+def test_bucket():
+    assert [tuning.bucket(x) for x in (0, 1, 2, 3, 100, 128, 129, 4097)] == [0, 1, 2, 4, 128, 128, 256, 8192]
+
+
+def test_key_separates_what_changes_the_kernel(cache):
+    a3, b3, c3 = operands(M=100)
+    key = tuning.problem_key(a3, b3, c3, False)
+    assert "Fake H100" in key and "warpgemm " + warpgemm.__version__ in key and "M128 N24 K32" in key
+    assert tuning.problem_key(*operands(M=128)[:3], False) == key  # same M bucket
+    assert tuning.problem_key(*operands(M=129)[:3], False) != key
+    assert tuning.problem_key(a3, b3, c3, True) != key
+    assert tuning.problem_key(a3, b3.contiguous(), c3, False) != key  # B contiguous along N
+    a16, b16, c16 = operands(M=100, dtype=torch.float16)
+    assert tuning.problem_key(a16, b16, c16, False) != key
+    assert tuning.problem_key(a3, b3, c3.float(), False) != key
+
+
+def test_a_clearly_faster_candidate_is_kept_and_used(cache, monkeypatch):
+    a3, b3, c3 = operands()
+    timer = timer_from({None: 10.0, FAST: 8.0, OTHER: 9.9})
+    res = tuning.tune_problem(a3, b3, c3, None, candidates=[FAST, OTHER], timer=timer)
+    assert res.config == FAST and timer.calls == [None, FAST, OTHER]
+    assert [r[0] for r in res.rows][1:] == [FAST.name, OTHER.name]
+    data = json.load(open(tuning.cache_path()))
+    assert data["format"] == tuning.FORMAT
+    entry = data["entries"][res.key]
+    assert entry["config"] == FAST.name and GemmConfig.from_list(entry["fields"]) == FAST
+    assert entry["ms"] == 8.0 and entry["heuristic_ms"] == 10.0
+    # A later process (nothing loaded yet) uses it; the products still run on CPU tensors without it.
+    tuning.forget_loaded()
+    monkeypatch.setattr(tuning, "on_gpu", lambda t: True)
+    cfg, why = tuning.config_for(a3, b3, c3, None)
+    assert cfg == FAST and why.startswith("tuned on this GPU") and tuning.cache_path() in why
+    tuning.set_mode("off")
+    assert tuning.config_for(a3, b3, c3, None) == (None, "")
+
+
+def test_a_lead_within_the_margin_keeps_the_heuristics(cache, monkeypatch):
+    a3, b3, c3 = operands()
+    res = tuning.tune_problem(a3, b3, c3, None, candidates=[FAST], timer=timer_from({None: 10.0, FAST: 9.9}))
+    assert res.config is None and res.entry["config"] is None and res.entry["ms"] == 10.0
+    monkeypatch.setattr(tuning, "on_gpu", lambda t: True)
+    assert tuning.config_for(a3, b3, c3, None) == (None, "")
+
+
+def test_wrong_or_failing_candidates_are_never_kept(cache, monkeypatch):
+    a3, b3, c3 = operands()
+    real = gemm_impl.bmm_into
+
+    def bmm_into(a, b, bias, c, config=None):
+        if config == FAST:
+            raise RuntimeError("no kernel for you")
+        real(a, b, bias, c, config)
+        if config == OTHER:
+            c[0, 0, 0] += 100.0  # one wrong element
+
+    monkeypatch.setattr(gemm_impl, "bmm_into", bmm_into)
+    timer = timer_from({None: 10.0, FAST: 1.0, OTHER: 1.0})
+    res = tuning.tune_problem(a3, b3, c3, None, candidates=[FAST, OTHER], timer=timer)
+    assert res.config is None and timer.calls == [None]
+    notes = {name: note for name, _, _, note in res.rows}
+    assert "no kernel for you" in notes[FAST.name] and "not kept" in notes[OTHER.name]
+
+
+def test_nothing_is_timed_outside_tune_mode_during_capture_or_inside_a_tuning(cache, monkeypatch):
+    a3, b3, c3 = operands()
+    monkeypatch.setattr(tuning, "on_gpu", lambda t: True)
+    ran = []
+    monkeypatch.setattr(tuning, "tune_problem", lambda *args, **kw: ran.append(1))
+    assert tuning.config_for(a3, b3, c3, None) == (None, "")  # 'use': a miss stays a miss
+    tuning.set_mode("tune")
+    assert tuning.config_for(a3, b3, c3, None, may_tune=False) == (None, "")  # explain
+    monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: True)
+    assert tuning.config_for(a3, b3, c3, None) == (None, "")
+    monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: False)
+    tuning._local.tuning = True
+    try:
+        assert tuning.config_for(a3, b3, c3, None) == (None, "")
+    finally:
+        tuning._local.tuning = False
+    assert not ran and not os.path.exists(tuning.cache_path())
+
+
+def test_tune_mode_tunes_a_miss_once(cache, monkeypatch):
+    a3, b3, c3 = operands()
+    monkeypatch.setattr(tuning, "on_gpu", lambda t: True)
+    monkeypatch.setattr(tuning, "candidates_for", lambda *args: [FAST])
+    monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: False)
+    monkeypatch.setattr(tuning, "do_bench_ms", lambda fn, cfg, rep_ms=25: {None: 10.0, FAST: 5.0}[cfg])
+    tuning.set_mode("tune")
+    assert tuning.config_for(a3, b3, c3, None)[0] == FAST
+    monkeypatch.setattr(tuning, "do_bench_ms", lambda *args, **kw: pytest.fail("timed twice"))
+    assert tuning.config_for(a3, b3, c3, None)[0] == FAST
+
+
+def test_writes_merge_with_other_processes_entries(cache):
+    a3, b3, c3 = operands()
+    tuning.tune_problem(a3, b3, c3, None, candidates=[FAST], timer=timer_from({None: 10.0, FAST: 5.0}))
+    # Another process adds an entry after this one loaded the file.
+    data = json.load(open(tuning.cache_path()))
+    data["entries"]["someone else's key"] = {"fields": None, "config": None, "ms": 1.0, "heuristic": "x",
+                                             "heuristic_ms": 1.0}
+    json.dump(data, open(tuning.cache_path(), "w"))
+    a3b, b3b, c3b = operands(M=300)
+    tuning.tune_problem(a3b, b3b, c3b, None, candidates=[FAST], timer=timer_from({None: 10.0, FAST: 5.0}))
+    keys = json.load(open(tuning.cache_path()))["entries"]
+    assert len(keys) == 3 and "someone else's key" in keys
+    assert not [f for f in os.listdir(cache) if f.startswith(".tuned-")]  # no temp files left
+    assert tuning.clear() == 3 and not os.path.exists(tuning.cache_path())
+
+
+@pytest.mark.parametrize("content", ["{not json", json.dumps({"format": 99, "entries": {}}), json.dumps([1, 2])])
+def test_an_unreadable_or_foreign_cache_is_ignored_with_a_warning(cache, content):
+    path = tuning.cache_path()
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(content)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        assert tuning.entries() == {}
+    assert any("tuning cache" in str(w.message) for w in seen)
+    a3, b3, c3 = operands()
+    tuning.tune_problem(a3, b3, c3, None, candidates=[FAST], timer=timer_from({None: 10.0, FAST: 5.0}))
+    assert len(json.load(open(path))["entries"]) == 1
+
+
+def test_a_malformed_entry_counts_as_absent(cache, monkeypatch):
+    a3, b3, c3 = operands()
+    key = tuning.problem_key(a3, b3, c3, False)
+    tuning._write_entry(key, {"fields": ["nonsense"], "config": "x", "ms": 1.0, "heuristic": "y",
+                              "heuristic_ms": 2.0})
+    monkeypatch.setattr(tuning, "on_gpu", lambda t: True)
+    assert tuning.config_for(a3, b3, c3, None) == (None, "")
+
+
+def test_candidates_fit_the_problem():
+    wide = tuning.candidates_for(1, 4096, 4096, torch.bfloat16, torch.bfloat16, True)
+    few = tuning.candidates_for(1, 16, 4096, torch.bfloat16, torch.bfloat16, True)
+    under_two_waves = tuning.candidates_for(1, 777, 4096, torch.bfloat16, torch.bfloat16, True)
+    assert wide and few
+    assert not any(c.swap_ab or c.split_k > 1 or c.stream_k for c in wide)
+    assert any(c.swap_ab for c in few)
+    assert any(c.stream_k for c in under_two_waves) and not any(c.swap_ab for c in under_two_waves)
+    n_major = tuning.candidates_for(1, 16, 4096, torch.bfloat16, torch.bfloat16, False)
+    assert not any(c.swap_ab and c.block_m == 32 for c in n_major)  # 32-row tiles read K-major weights only
+    assert all(c.store_chunks == 1 or c.block_n % c.store_chunks == 0 for c in wide)
+
+
+def test_mode_setting_is_checked():
+    with pytest.raises(ValueError, match="mode must be"):
+        tuning.set_mode("sometimes")
+
+
+def test_public_tune_needs_a_hopper_gpu():
+    a = torch.randn(8, 16).to(torch.bfloat16)
+    with pytest.raises(RuntimeError, match="needs an sm_90 GPU"):
+        warpgemm.tune(a, a.t())
+
+
+def test_cli_shows_and_clears_the_cache(cache):
+    from typer.testing import CliRunner
+
+    from warpgemm.cli import app
+
+    a3, b3, c3 = operands()
+    tuning.tune_problem(a3, b3, c3, None, candidates=[FAST], timer=timer_from({None: 10.0, FAST: 5.0}))
+    runner = CliRunner()
+    shown = runner.invoke(app, ["tune", "--show"], terminal_width=300)
+    assert shown.exit_code == 0 and FAST.name in shown.output and "M64 N24 K32" in shown.output
+    wrong = runner.invoke(app, ["tune"])
+    assert wrong.exit_code != 0 and "exactly one of --suite or --shapes" in wrong.output
+    no_gpu = runner.invoke(app, ["tune", "--shapes", "64x64x64"])
+    assert no_gpu.exit_code == 1 and "needs an H100" in no_gpu.output
+    cleared = runner.invoke(app, ["tune", "--clear"], terminal_width=300)
+    assert cleared.exit_code == 0 and "removed 1 entries" in cleared.output
+    assert not os.path.exists(tuning.cache_path())
