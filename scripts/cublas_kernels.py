@@ -1,3 +1,8 @@
+"""Which cuBLAS kernel torch's F.linear runs per shape, and its device time (torch.profiler): the tile cuBLAS picks
+(nvjet_sm90_tst_<M>x<N>_<K>x<stages>_<cluster>...) says how it fits the SMs.
+
+    python3 scripts/cublas_kernels.py 777x4096x11008,1536x1536x1536
+"""
 import sys, torch
 from torch.profiler import profile, ProfilerActivity
 shapes=[tuple(map(int,s.split('x'))) for s in sys.argv[1].split(',')]
