@@ -4,9 +4,14 @@ Without a CUDA device the portable kernels run on CPU tensors under the Triton i
 TRITON_INTERPRET when kernels are decorated, so it is set here, before warpgemm is imported.
 """
 import os
+import tempfile
 
 import pytest
 import torch
+
+# Tests never read or write the user's tuning cache: a tuned winner there would change which kernels they run.
+os.environ["WARPGEMM_CACHE_DIR"] = tempfile.mkdtemp(prefix="warpgemm-test-cache-")
+os.environ.pop("WARPGEMM_TUNE", None)
 
 HAS_HOPPER = torch.cuda.is_available() and torch.cuda.get_device_capability() == (9, 0)
 if not torch.cuda.is_available():

@@ -9,7 +9,7 @@ import torch
 import warpgemm
 from warpgemm import tuning
 from warpgemm.config import GemmConfig
-from warpgemm.ops.api import forget_plans
+from warpgemm.ops.gemm_impl import forget_plans
 from warpgemm.testing import rel_error
 
 pytestmark = pytest.mark.gpu
@@ -24,11 +24,11 @@ def cache(tmp_path, monkeypatch):
     old = tuning.mode()
     tuning.set_mode("use")
     tuning.forget_loaded()
-    forget_plans()
+    tuning._failed.clear()
     yield tmp_path
     tuning.set_mode(old)
     tuning.forget_loaded()
-    forget_plans()
+    tuning._failed.clear()
 
 
 def operands(gen, M, N, K):
@@ -47,8 +47,7 @@ def test_a_kept_config_is_what_later_calls_run(cache, gen):
     a3, b3 = x.unsqueeze(0), w.t().unsqueeze(0)
     c3 = torch.empty(1, 300, 520, device="cuda", dtype=torch.bfloat16)
     res = tuning.tune_problem(a3, b3, c3, None, candidates=[PICKED, OTHER], timer=timer)
-    assert res.config == PICKED and all(err < 1e-2 for _, _, err, _ in res.rows)
-    forget_plans()
+    assert res.config == PICKED and all(ratio is not None and ratio <= 2 for _, _, ratio, _ in res.rows)
     assert "tuned on this GPU" in warpgemm.explain(x, w.t()) and PICKED.name in warpgemm.explain(x, w.t())
     for _ in range(3):  # planned, then the eager recipe
         assert rel_error(warpgemm.linear(x, w), ref) < 1e-2
@@ -58,8 +57,7 @@ def test_a_kept_config_is_what_later_calls_run(cache, gen):
     # Another row count in the same bucket takes the entry too; one outside it does not.
     assert PICKED.name in warpgemm.explain(x[:257], w.t())
     assert "tuned" not in warpgemm.explain(x[:256], w.t())
-    tuning.set_mode("off")
-    forget_plans()
+    tuning.set_mode("off")  # drops the plans and recipes built on the entry
     assert "tuned" not in warpgemm.explain(x, w.t())
 
 

@@ -24,12 +24,15 @@ def cache(tmp_path, monkeypatch):
     """A private cache directory, a fake device name, 'use' mode; the loaded entries forgotten before and after."""
     monkeypatch.setenv("WARPGEMM_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(_env, "device_name", lambda index: "Fake H100")
+    monkeypatch.setattr(_env, "num_sms", lambda index: 132)
     old = tuning.mode()
     tuning.set_mode("use")
     tuning.forget_loaded()
+    tuning._failed.clear()
     yield tmp_path
     tuning.set_mode(old)
     tuning.forget_loaded()
+    tuning._failed.clear()
 
 
 def operands(M=40, N=24, K=32, seed=0, dtype=torch.bfloat16):
@@ -39,6 +42,10 @@ def operands(M=40, N=24, K=32, seed=0, dtype=torch.bfloat16):
     b3 = w.t().unsqueeze(0)  # an nn.Linear weight read as W.T: contiguous along K
     c3 = torch.empty(1, M, N, dtype=dtype)
     return a3, b3, c3
+
+
+def heuristic(a3, c3):
+    return gemm_impl.resolve_config(None, a3, c3)[0]
 
 
 def timer_from(times):
@@ -61,7 +68,9 @@ def test_bucket():
 def test_key_separates_what_changes_the_kernel(cache):
     a3, b3, c3 = operands(M=100)
     key = tuning.problem_key(a3, b3, c3, False)
-    assert "Fake H100" in key and "warpgemm " + warpgemm.__version__ in key and "M128 N24 K32" in key
+    assert "Fake H100 132 SMs" in key and "warpgemm " + warpgemm.__version__ in key and "M128 N24 K32" in key
+    assert "triton " in key and "B1 " in key
+    assert tuning.problem_key(a3, b3, c3.expand(3, -1, -1), False) != key  # three outputs: bucket B4
     assert tuning.problem_key(*operands(M=128)[:3], False) == key  # same M bucket
     assert tuning.problem_key(*operands(M=129)[:3], False) != key
     assert tuning.problem_key(a3, b3, c3, True) != key
@@ -69,26 +78,33 @@ def test_key_separates_what_changes_the_kernel(cache):
     a16, b16, c16 = operands(M=100, dtype=torch.float16)
     assert tuning.problem_key(a16, b16, c16, False) != key
     assert tuning.problem_key(a3, b3, c3.float(), False) != key
+    both = tuning.problem_key(a3.expand(2, -1, -1), b3.expand(2, -1, -1), c3.expand(2, -1, -1), False)
+    shared_b = tuning.problem_key(a3.expand(2, -1, -1), b3, c3.expand(2, -1, -1), False)
+    assert both != shared_b and "batched AB" in both and "batched A-" in shared_b
 
 
 def test_a_clearly_faster_candidate_is_kept_and_used(cache, monkeypatch):
     a3, b3, c3 = operands()
     timer = timer_from({None: 10.0, FAST: 8.0, OTHER: 9.9})
     res = tuning.tune_problem(a3, b3, c3, None, candidates=[FAST, OTHER], timer=timer)
-    assert res.config == FAST and timer.calls == [None, FAST, OTHER]
+    # The fastest is re-timed against the heuristics (CONFIRM_ROUNDS - 1 more alternating rounds) before it is kept.
+    assert res.config == FAST and timer.calls == [None, FAST, OTHER] + [None, FAST] * (tuning.CONFIRM_ROUNDS - 1)
     assert [r[0] for r in res.rows][1:] == [FAST.name, OTHER.name]
     data = json.load(open(tuning.cache_path()))
     assert data["format"] == tuning.FORMAT
     entry = data["entries"][res.key]
-    assert entry["config"] == FAST.name and GemmConfig.from_list(entry["fields"]) == FAST
-    assert entry["ms"] == 8.0 and entry["heuristic_ms"] == 10.0
+    assert entry["config"] == FAST.name and GemmConfig(**entry["fields"]) == FAST
+    assert entry["ms"] == 8.0 and entry["heuristic_ms"] == 10.0 and entry["heuristic"] == heuristic(a3, c3).name
+    assert oct(os.stat(tuning.cache_path()).st_mode & 0o777) == "0o644"
     # A later process (nothing loaded yet) uses it; the products still run on CPU tensors without it.
     tuning.forget_loaded()
     monkeypatch.setattr(tuning, "on_gpu", lambda t: True)
-    cfg, why = tuning.config_for(a3, b3, c3, None)
+    cfg, why = tuning.config_for(a3, b3, c3, None, heuristic(a3, c3))
     assert cfg == FAST and why.startswith("tuned on this GPU") and tuning.cache_path() in why
+    # Where the heuristics choose otherwise (another regime inside the same M bucket) the entry is not used.
+    assert tuning.config_for(a3, b3, c3, None, OTHER) == (None, "")
     tuning.set_mode("off")
-    assert tuning.config_for(a3, b3, c3, None) == (None, "")
+    assert tuning.config_for(a3, b3, c3, None, heuristic(a3, c3)) == (None, "")
 
 
 def test_a_lead_within_the_margin_keeps_the_heuristics(cache, monkeypatch):
@@ -96,7 +112,19 @@ def test_a_lead_within_the_margin_keeps_the_heuristics(cache, monkeypatch):
     res = tuning.tune_problem(a3, b3, c3, None, candidates=[FAST], timer=timer_from({None: 10.0, FAST: 9.9}))
     assert res.config is None and res.entry["config"] is None and res.entry["ms"] == 10.0
     monkeypatch.setattr(tuning, "on_gpu", lambda t: True)
-    assert tuning.config_for(a3, b3, c3, None) == (None, "")
+    assert tuning.config_for(a3, b3, c3, None, heuristic(a3, c3)) == (None, "")
+
+
+def test_a_lead_that_does_not_survive_the_confirmation_is_dropped(cache):
+    a3, b3, c3 = operands()
+    times = iter([10.0, 8.0] + [9.0, 10.0] * (tuning.CONFIRM_ROUNDS - 1))  # lucky once, then slower
+
+    def timer(fn, cfg):
+        fn()
+        return next(times)
+
+    res = tuning.tune_problem(a3, b3, c3, None, candidates=[FAST], timer=timer)
+    assert res.config is None and res.entry["config"] is None
 
 
 def test_wrong_or_failing_candidates_are_never_kept(cache, monkeypatch):
@@ -108,7 +136,7 @@ def test_wrong_or_failing_candidates_are_never_kept(cache, monkeypatch):
             raise RuntimeError("no kernel for you")
         real(a, b, bias, c, config)
         if config == OTHER:
-            c[0, 0, 0] += 100.0  # one wrong element
+            c[0, 0, 0] += 0.5  # one element off by less than 1% of the product's norm
 
     monkeypatch.setattr(gemm_impl, "bmm_into", bmm_into)
     timer = timer_from({None: 10.0, FAST: 1.0, OTHER: 1.0})
@@ -118,22 +146,65 @@ def test_wrong_or_failing_candidates_are_never_kept(cache, monkeypatch):
     assert "no kernel for you" in notes[FAST.name] and "not kept" in notes[OTHER.name]
 
 
+@pytest.mark.parametrize("poison", ["zero", "nan"])
+def test_operands_that_say_nothing_are_refused(cache, poison):
+    a3, b3, c3 = operands()
+    a3 = a3 * 0 if poison == "zero" else a3.clone().index_fill_(1, torch.tensor([3]), float("nan"))
+    with pytest.raises(ValueError, match="all zero" if poison == "zero" else "not finite"):
+        tuning.tune_problem(a3, b3, c3, None, candidates=[FAST], timer=timer_from({None: 1.0, FAST: 0.5}))
+    assert not os.path.exists(tuning.cache_path())
+
+
+def test_a_failed_tuning_warns_once_and_leaves_the_heuristics(cache, monkeypatch):
+    a3, b3, c3 = operands()
+    monkeypatch.setattr(tuning, "on_gpu", lambda t: True)
+    monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: False)
+    calls = []
+
+    def failing(*args, **kw):
+        calls.append(1)
+        raise OSError("read-only file system")
+
+    monkeypatch.setattr(tuning, "tune_problem", failing)
+    tuning.set_mode("tune")
+    with pytest.warns(UserWarning, match="read-only file system"):
+        assert tuning.config_for(a3, b3, c3, None, heuristic(a3, c3)) == (None, "")
+    assert tuning.config_for(a3, b3, c3, None, heuristic(a3, c3)) == (None, "") and len(calls) == 1
+
+
+def test_an_unwritable_cache_keeps_the_result_in_memory(cache, monkeypatch):
+    a3, b3, c3 = operands()
+    monkeypatch.setenv("WARPGEMM_CACHE_DIR", "/dev/null/not-a-directory")
+    tuning.forget_loaded()
+    with pytest.raises(OSError):
+        tuning.tune_problem(a3, b3, c3, None, candidates=[FAST], timer=timer_from({None: 10.0, FAST: 5.0}))
+    monkeypatch.setattr(tuning, "on_gpu", lambda t: True)
+    assert tuning.config_for(a3, b3, c3, None, heuristic(a3, c3))[0] == FAST
+
 def test_nothing_is_timed_outside_tune_mode_during_capture_or_inside_a_tuning(cache, monkeypatch):
     a3, b3, c3 = operands()
     monkeypatch.setattr(tuning, "on_gpu", lambda t: True)
+    h = heuristic(a3, c3)
     ran = []
     monkeypatch.setattr(tuning, "tune_problem", lambda *args, **kw: ran.append(1))
-    assert tuning.config_for(a3, b3, c3, None) == (None, "")  # 'use': a miss stays a miss
+    assert tuning.config_for(a3, b3, c3, None, h) == (None, "")  # 'use': a miss stays a miss
     tuning.set_mode("tune")
-    assert tuning.config_for(a3, b3, c3, None, may_tune=False) == (None, "")  # explain
+    assert tuning.config_for(a3, b3, c3, None, h, may_tune=False) == (None, "")  # explain
     monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: True)
-    assert tuning.config_for(a3, b3, c3, None) == (None, "")
+    assert tuning.config_for(a3, b3, c3, None, h) == (None, "")
     monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: False)
     tuning._local.tuning = True
     try:
-        assert tuning.config_for(a3, b3, c3, None) == (None, "")
+        assert tuning.config_for(a3, b3, c3, None, h) == (None, "")
     finally:
         tuning._local.tuning = False
+    tuning._in_progress.add(tuning.problem_key(a3, b3, c3, False))  # another thread is on it
+    try:
+        assert tuning.config_for(a3, b3, c3, None, h) == (None, "")
+    finally:
+        tuning._in_progress.clear()
+    monkeypatch.setattr(tuning, "AUTO_MAX_OUTPUT", c3.numel() - 1)
+    assert tuning.config_for(a3, b3, c3, None, h) == (None, "")
     assert not ran and not os.path.exists(tuning.cache_path())
 
 
@@ -144,9 +215,9 @@ def test_tune_mode_tunes_a_miss_once(cache, monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: False)
     monkeypatch.setattr(tuning, "do_bench_ms", lambda fn, cfg, rep_ms=25: {None: 10.0, FAST: 5.0}[cfg])
     tuning.set_mode("tune")
-    assert tuning.config_for(a3, b3, c3, None)[0] == FAST
+    assert tuning.config_for(a3, b3, c3, None, heuristic(a3, c3))[0] == FAST
     monkeypatch.setattr(tuning, "do_bench_ms", lambda *args, **kw: pytest.fail("timed twice"))
-    assert tuning.config_for(a3, b3, c3, None)[0] == FAST
+    assert tuning.config_for(a3, b3, c3, None, heuristic(a3, c3))[0] == FAST
 
 
 def test_writes_merge_with_other_processes_entries(cache):
@@ -165,7 +236,7 @@ def test_writes_merge_with_other_processes_entries(cache):
     assert tuning.clear() == 3 and not os.path.exists(tuning.cache_path())
 
 
-@pytest.mark.parametrize("content", ["{not json", json.dumps({"format": 99, "entries": {}}), json.dumps([1, 2])])
+@pytest.mark.parametrize("content", ["{not json", json.dumps({"format": 1, "entries": {}}), json.dumps([1, 2])])
 def test_an_unreadable_or_foreign_cache_is_ignored_with_a_warning(cache, content):
     path = tuning.cache_path()
     os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -183,10 +254,12 @@ def test_an_unreadable_or_foreign_cache_is_ignored_with_a_warning(cache, content
 def test_a_malformed_entry_counts_as_absent(cache, monkeypatch):
     a3, b3, c3 = operands()
     key = tuning.problem_key(a3, b3, c3, False)
-    tuning._write_entry(key, {"fields": ["nonsense"], "config": "x", "ms": 1.0, "heuristic": "y",
-                              "heuristic_ms": 2.0})
+    h = heuristic(a3, c3)
     monkeypatch.setattr(tuning, "on_gpu", lambda t: True)
-    assert tuning.config_for(a3, b3, c3, None) == (None, "")
+    for fields in (["nonsense"], {"block_m": "x"}, {"no_such_field": 1}):
+        tuning._write_entry(key, {"fields": fields, "config": "x", "ms": 1.0, "heuristic": h.name,
+                                  "heuristic_ms": 2.0})
+        assert tuning.config_for(a3, b3, c3, None, h) == (None, "")
 
 
 def test_candidates_fit_the_problem():

@@ -304,9 +304,14 @@ def tune(suite: Optional[str] = typer.Option(None, help="tune every shape of a s
         console.print(f"removed {tuning.clear()} entries ({tuning.cache_path()})")
         return
     if show:
-        rows = [(k, e.get("config") or f"heuristics ({e.get('heuristic')})", f"{e['ms'] * 1e3:.1f}",
-                 f"{e['heuristic_ms'] * 1e3:.1f}") for k, e in sorted(tuning.entries().items())]
-        _print_table(f"tuning cache {tuning.cache_path()}", ("key", "config", "us", "heuristics us"), rows)
+        found = tuning.entries()
+        console.print(f"tuning cache {tuning.cache_path()}: {len(found)} entries", highlight=False)
+        for k, e in sorted(found.items()):
+            try:
+                console.print(f"{k}\n    {e.get('config') or 'heuristics'}: {e['ms'] * 1e3:.1f} us; the heuristics' "
+                              f"{e.get('heuristic')}: {e['heuristic_ms'] * 1e3:.1f} us", highlight=False)
+            except (KeyError, TypeError):
+                console.print(f"{k}\n    malformed entry (ignored by the planner): {e!r}", highlight=False)
         return
     if (suite is None) == (shapes is None):
         raise typer.BadParameter("give exactly one of --suite or --shapes (or --show / --clear)")

@@ -3,51 +3,72 @@
 The heuristics (heuristics.choose_config) cost nothing per call and were measured on the bench suites
 (notes/perf.md); a shape they were not measured on may run faster with another tile. The tuner times the shipped
 and sweep candidates that fit the problem (warpgemm/candidates.py) on the caller's own operands, checks each one's
-result against a float32 product, and keeps a candidate only when it beats the heuristics' choice by more than
-MARGIN (do_bench medians of a config against itself move by ~1-2%: a smaller lead is noise, notes/perf.md).
+result element by element against a float32 product, re-times the fastest against the heuristics' choice in
+alternating rounds, and keeps it only when it leads by more than MARGIN (do_bench medians of a config against
+itself move by ~1-2%: a smaller lead is noise, notes/perf.md).
 
 Settings, read when warpgemm is imported (set_mode changes them at run time):
   WARPGEMM_TUNE unset   winners already in the cache are used; nothing is ever timed
-  WARPGEMM_TUNE=1       a dense matmul/linear problem with no cache entry is tuned on its first eager call (never
-                        while a CUDA graph is being captured: that call takes the heuristics and stays untuned)
+  WARPGEMM_TUNE=1       a matmul/linear problem with no cache entry is tuned on its first eager call: it compiles and
+                        times 10-40 kernels there (seconds; in a distributed job, tune beforehand with
+                        `warpgemm tune` instead). Never while a CUDA graph is captured, never twice at once for one
+                        problem; a tuning that fails (memory, an unwritable cache) warns once and leaves the problem
+                        on the heuristics for the rest of the process
   WARPGEMM_TUNE=0       the cache is ignored: heuristics only
   WARPGEMM_CACHE_DIR    where the cache file lives (default $XDG_CACHE_HOME/warpgemm, else ~/.cache/warpgemm)
 
-The cache is one JSON file. Its entries are keyed by the device name, the triton and warpgemm versions, the dtypes,
-the operand layout, whether there is a bias, and the problem's size: batch count and M rounded up to a power of two
-(so one tuning serves the nearby batch sizes of a model's calls), N and K exact (a model's weights). A new triton or
-warpgemm version starts from nothing. Writes merge with the file as it is on disk and replace it atomically, so
-processes tuning at the same time never corrupt it. An unreadable file is set aside with a warning, never fatal.
-Grouped, fp8 and one- or two-row GEMV problems are not tuned.
+The cache is one JSON file. Its entries are keyed by the device name and SM count, the triton and warpgemm
+versions and a hash of the kernel sources, the dtypes, the operand layout, which operands are batched, whether
+there is a bias, and the problem's size: batch count and M rounded up to a power of two (one tuning serves the
+nearby batch sizes of a model's calls), N and K exact (a model's weights). An entry is used only where the
+heuristics' own choice is the one it was measured against, so a bucket that spans two heuristic regimes never
+hands one regime's winner to the other. Writes take a lock file, merge with the file as it is on disk and replace
+it atomically. An unparsable file is set aside with a warning; an unreadable one is left alone; neither is fatal.
+grouped_mm's offs forms, fp8 and the one- or two-row GEMV are not tuned (the 3-D x 3-D grouped_mm is a batched
+matmul and is).
 """
 from __future__ import annotations
 
 import json
-import math
 import os
 import tempfile
 import threading
 import time
 import warnings
-from dataclasses import dataclass, field
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
 
 import torch
 
 from . import _env
 from .config import GemmConfig, check_config
 
-FORMAT = 1
+FORMAT = 2
 FILE_NAME = f"tuned_configs_v{FORMAT}.json"
 MARGIN = 0.02
+CONFIRM_ROUNDS = 3  # alternating re-timings of the fastest candidate and the heuristics before keeping it
+# Outputs above this many elements are not tuned on a first call (the check's float32 product and copies would take
+# GBs in the middle of someone's step); warpgemm.tune() and `warpgemm tune` have no cap.
+AUTO_MAX_OUTPUT = 1 << 27
 _MODES = {"": "use", "1": "tune", "true": "tune", "on": "tune", "yes": "tune",
           "0": "off", "false": "off", "off": "off", "no": "off"}
 _env_mode = os.environ.get("WARPGEMM_TUNE", "").strip().lower()
 if _env_mode not in _MODES:
-    raise ValueError(f"WARPGEMM_TUNE must be unset, 1 or 0, got {os.environ['WARPGEMM_TUNE']!r}")
+    raise ValueError(f"WARPGEMM_TUNE must be unset or one of {', '.join(sorted(k for k in _MODES if k))}, "
+                     f"got {os.environ['WARPGEMM_TUNE']!r}")
 _mode = _MODES[_env_mode]
 _lock = threading.RLock()
 _entries: dict[str, dict] | None = None  # the file's entries as last read or written by this process
+_in_progress: set[str] = set()  # keys some thread is tuning now
+_failed: set[str] = set()  # keys whose tuning failed in this process: heuristics from then on, no retry
 _local = threading.local()  # .tuning: this thread is inside tune_problem (its heuristic baseline must stay one)
+
+
+def _forget_plans() -> None:
+    # Plans and eager recipes embed the config they chose; a changed cache or mode must reach the next calls.
+    from .ops import gemm_impl
+
+    gemm_impl.forget_plans()
 
 
 def set_mode(mode: str) -> None:
@@ -56,6 +77,7 @@ def set_mode(mode: str) -> None:
     if mode not in ("use", "tune", "off"):
         raise ValueError(f"mode must be 'use', 'tune' or 'off', got {mode!r}")
     _mode = mode
+    _forget_plans()
 
 
 def mode() -> str:
@@ -80,28 +102,53 @@ def problem_key(a3: torch.Tensor, b3: torch.Tensor, c3: torch.Tensor, has_bias: 
     import triton
 
     from . import __version__
+    from .kernels.hopper.launch import parts_source_hash
 
     batches, M, N = c3.shape
+    index = a3.device.index
     a_layout = "k" if a3.stride(2) == 1 else "m"  # A contiguous along K (row-major) or along M
     b_layout = "k" if b3.stride(1) == 1 else "n"  # B contiguous along K (an nn.Linear weight read as W.T) or N
+    batched = f"{'A' if a3.shape[0] > 1 else '-'}{'B' if b3.shape[0] > 1 else '-'}"
     dtypes = f"{str(a3.dtype).replace('torch.', '')}->{str(c3.dtype).replace('torch.', '')}"
-    return (f"{_env.device_name(a3.device.index)}|triton {triton.__version__}|warpgemm {__version__}|{dtypes}|"
-            f"a{a_layout}b{b_layout}|bias {int(has_bias)}|B{bucket(batches)} M{bucket(M)} N{N} K{a3.shape[2]}")
+    return (f"{_env.device_name(index)} {_env.num_sms(index)} SMs|triton {triton.__version__}|warpgemm {__version__} "
+            f"{parts_source_hash():x}|{dtypes}|a{a_layout}b{b_layout} batched {batched}|bias {int(has_bias)}|"
+            f"B{bucket(batches)} M{bucket(M)} N{N} K{a3.shape[2]}")
+
+
+@contextmanager
+def _file_lock(path: str):
+    """Best effort: an exclusive flock on path + '.lock' where the platform has one (POSIX)."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    with open(path + ".lock", "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def _read_file(path: str) -> dict[str, dict]:
     try:
         with open(path) as f:
-            data = json.load(f)
+            text = f.read()
     except FileNotFoundError:
         return {}
-    except (OSError, ValueError) as e:
-        aside = f"{path}.unreadable-{int(time.time())}"
+    except OSError as e:  # unreadable here (permissions, I/O): not ours to move or delete
+        warnings.warn(f"warpgemm: the tuning cache {path} could not be read ({e}); running without it")
+        return {}
+    try:
+        data = json.loads(text)
+    except ValueError as e:
+        aside = f"{path}.unparsable-{int(time.time())}"
         try:
             os.replace(path, aside)
         except OSError:
             aside = "(left in place)"
-        warnings.warn(f"warpgemm: the tuning cache {path} could not be read ({e}); moved to {aside}, starting empty")
+        warnings.warn(f"warpgemm: the tuning cache {path} is not valid JSON ({e}); moved to {aside}, starting empty")
         return {}
     if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("entries"), dict):
         warnings.warn(f"warpgemm: the tuning cache {path} is not a format-{FORMAT} file; its entries are ignored")
@@ -122,23 +169,29 @@ def forget_loaded() -> None:
     global _entries
     with _lock:
         _entries = None
+    _forget_plans()
 
 
 def _write_entry(key: str, entry: dict) -> None:
+    """Merge one entry into the file (under its lock) and into this process's view. The in-memory entry stands
+    even when the file cannot be written: the caller reports that failure."""
     global _entries
     path = cache_path()
     with _lock:
+        _loaded()[key] = entry
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        merged = _read_file(path)  # what other processes wrote since this one last read
-        merged[key] = entry
-        fd, tmp = tempfile.mkstemp(prefix=".tuned-", dir=os.path.dirname(path))
-        try:
-            with os.fdopen(fd, "w") as f:
-                json.dump({"format": FORMAT, "entries": merged}, f, indent=1, sort_keys=True)
-            os.replace(tmp, path)
-        except BaseException:
-            os.unlink(tmp)
-            raise
+        with _file_lock(path):
+            merged = _read_file(path)  # what other processes wrote since this one last read
+            merged[key] = entry
+            fd, tmp = tempfile.mkstemp(prefix=".tuned-", dir=os.path.dirname(path))
+            try:
+                os.fchmod(fd, 0o644)  # mkstemp makes 0600: others sharing the directory must be able to read it
+                with os.fdopen(fd, "w") as f:
+                    json.dump({"format": FORMAT, "entries": merged}, f, indent=1, sort_keys=True)
+                os.replace(tmp, path)
+            except BaseException:
+                os.unlink(tmp)
+                raise
         _entries = merged
 
 
@@ -161,13 +214,16 @@ def clear() -> int:
         except FileNotFoundError:
             pass
         _entries = {}
+        _failed.clear()
+    _forget_plans()
     return n
 
 
 def _entry_config(entry: dict) -> GemmConfig | None:
-    """The config an entry keeps (None: the heuristics won). A malformed entry counts as absent."""
+    """The config an entry keeps (None: the heuristics won). Fields are stored by name, so a config field added
+    later reads as its default and a removed one makes the entry invalid (TypeError: counted as absent)."""
     fields = entry.get("fields")
-    return None if fields is None else GemmConfig.from_list(fields)
+    return None if fields is None else GemmConfig(**fields)
 
 
 def on_gpu(t: torch.Tensor) -> bool:
@@ -175,24 +231,37 @@ def on_gpu(t: torch.Tensor) -> bool:
     return t.device.type == "cuda"
 
 
-def config_for(a3, b3, c3, bias, *, may_tune: bool = True) -> tuple[GemmConfig | None, str]:
-    """(the tuned config to run, why) for a plan without a forced config; (None, "") means: take the heuristics.
-    Tunes on a miss only in 'tune' mode, with may_tune, outside graph capture and outside another tuning."""
+def config_for(a3, b3, c3, bias, heuristic: GemmConfig, *, may_tune: bool = True) -> tuple[GemmConfig | None, str]:
+    """(the tuned config to run, why) for a plan without a forced config whose heuristics chose `heuristic`;
+    (None, "") means: take the heuristics. Tunes on a miss only in 'tune' mode, with may_tune, outside graph
+    capture, outside another tuning, for outputs up to AUTO_MAX_OUTPUT elements; a failed tuning warns once."""
     if _mode == "off" or getattr(_local, "tuning", False) or not on_gpu(a3):
         return None, ""
     key = problem_key(a3, b3, c3, bias is not None)
     entry = cached_entry(key)
     if entry is None:
-        if _mode != "tune" or not may_tune:
+        if (_mode != "tune" or not may_tune or key in _failed or c3.numel() > AUTO_MAX_OUTPUT
+                or torch.cuda.is_current_stream_capturing()):
             return None, ""
-        if torch.cuda.is_current_stream_capturing():
-            if _env.LOG_ENABLED:
-                _env.log(f"tuning skipped while a CUDA graph is captured: {key}")
-            return None, ""
-        entry = tune_problem(a3, b3, c3, bias).entry
+        with _lock:
+            if key in _in_progress:  # another thread is tuning it: this call takes the heuristics
+                return None, ""
+            _in_progress.add(key)
+        try:
+            entry = tune_problem(a3, b3, c3, bias).entry
+        except Exception as e:  # best effort: the user's call must not fail because tuning did
+            _failed.add(key)
+            warnings.warn(f"warpgemm: tuning {key} failed ({type(e).__name__}: {e}); it runs the heuristics' config")
+            entry = cached_entry(key)  # kept in memory even if the file could not be written
+            if entry is None:
+                return None, ""
+        finally:
+            with _lock:
+                _in_progress.discard(key)
     try:  # an entry edited by hand or by a future version counts as absent
         cfg = _entry_config(entry)
-        if cfg is None or check_config(cfg, a3.dtype, c3.dtype, weight_k_contiguous=b3.stride(1) == 1) is not None:
+        if (cfg is None or entry.get("heuristic") != heuristic.name
+                or check_config(cfg, a3.dtype, c3.dtype, weight_k_contiguous=b3.stride(1) == 1) is not None):
             return None, ""
         return cfg, (f"tuned on this GPU: {entry['ms'] * 1e3:.1f} us against {entry['heuristic_ms'] * 1e3:.1f} us "
                      f"for the heuristics' {entry['heuristic']} ({cache_path()})")
@@ -225,7 +294,7 @@ class TuneResult:
     key: str
     config: GemmConfig | None  # None: the heuristics' choice stays
     entry: dict
-    rows: list = field(default_factory=list)  # (config name, ms or None, rel. error, note) per candidate
+    rows: list = field(default_factory=list)  # (config name, ms or None, max error ratio, note) per candidate
 
 
 def do_bench_ms(fn, config, rep_ms: int = 25) -> float:
@@ -235,62 +304,114 @@ def do_bench_ms(fn, config, rep_ms: int = 25) -> float:
     return triton.testing.do_bench(fn, warmup=5, rep=rep_ms, return_mode="median")
 
 
+@contextmanager
+def _exact_fp32():
+    # The reference must be a true float32 product whatever the caller set (TF32 would be the larger error).
+    old = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = False
+    try:
+        yield
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = old
+
+
+def _max_error(out: torch.Tensor, ref: torch.Tensor) -> float:
+    """max |out - ref| in float32 (NaN anywhere in out: inf), a row block at a time to bound the temporaries."""
+    worst = 0.0
+    rows = max(1, (1 << 24) // max(1, out.shape[-1]))
+    for b in range(out.shape[0]):
+        for r in range(0, out.shape[1], rows):
+            d = (out[b, r:r + rows].float() - ref[b, r:r + rows]).abs()
+            if torch.isnan(d).any():
+                return float("inf")
+            worst = max(worst, d.max().item() if d.numel() else 0.0)
+    return worst
+
+
 def tune_problem(a3, b3, c3, bias, *, candidates=None, rep_ms: int = 25, timer=None, progress=None) -> TuneResult:
     """Time the heuristics' plan and every candidate on these operands (outputs go to a scratch tensor), store the
-    winner in the cache and return it. Each candidate's result is checked against a float32 product first: one
-    whose error is over twice the heuristics' (+1e-3) is never kept. timer(fn, config) -> ms (config None for the
-    heuristics) replaces do_bench_ms, e.g. to time CUDA-graph replays."""
+    winner in the cache and return it. A candidate is kept only if its largest error against a float32 product is
+    at most twice the heuristics' (plus one output ulp of the largest value): a kernel that drops or repeats a K step
+    misses by far more. Operands whose product is all zero or not finite are refused (their timings and checks say
+    nothing about real data). timer(fn, config) -> ms (config None for the heuristics) replaces do_bench_ms."""
     from .ops import gemm_impl
-    from .testing import rel_error
 
-    bmm_into = gemm_impl.bmm_into
     timer = timer or (lambda fn, cfg: do_bench_ms(fn, cfg, rep_ms))
-
     key = problem_key(a3, b3, c3, bias is not None)
-    kmajor = b3.stride(1) == 1
-    if candidates is None:
-        candidates = candidates_for(*c3.shape, a3.dtype, c3.dtype, kmajor, _env.sms_for(c3.device))
-    scratch = torch.empty(c3.shape, dtype=c3.dtype, device=c3.device)
-    ref = torch.matmul(a3.float(), b3.float())
-    if bias is not None:
-        ref += bias.float()
-    prev = getattr(_local, "tuning", False)
-    _local.tuning = True
-    try:
-        h_name = gemm_impl.heuristic_name(a3, b3, scratch)
-        scratch.fill_(float("nan"))
-        bmm_into(a3, b3, bias, scratch, None)
-        h_err = rel_error(scratch, ref)
-        h_ms = timer(lambda: bmm_into(a3, b3, bias, scratch, None), None)
-        rows = [("heuristics: " + h_name, h_ms, h_err, "")]
-        if progress:
-            progress(f"  heuristics {h_name:<28} {h_ms * 1e3:9.1f} us  err {h_err:.1e}")
-        best = None
-        for cfg in candidates:
-            try:
-                scratch.fill_(float("nan"))
-                bmm_into(a3, b3, bias, scratch, cfg)
-                err = rel_error(scratch, ref)
-                if not math.isfinite(err) or err > 2 * h_err + 1e-3:
-                    rows.append((cfg.name, None, err, "error above the heuristics' x2: not kept"))
-                    continue
-                ms = timer(lambda: bmm_into(a3, b3, bias, scratch, cfg), cfg)
-            except Exception as e:  # a candidate that cannot run here is skipped, never fatal
-                rows.append((cfg.name, None, None, f"{type(e).__name__}: {e}"))
-                continue
-            rows.append((cfg.name, ms, err, ""))
+    with torch.no_grad(), torch.cuda.device(a3.device) if a3.is_cuda else _nothing():
+        with _exact_fp32():
+            ref = torch.matmul(a3.float(), b3.float())
+        if bias is not None:
+            ref += bias.float()
+        peak = ref.abs().max().item() if ref.numel() else 0.0
+        if not (0.0 < peak < float("inf")):
+            raise ValueError(f"the operands' product is {'all zero' if peak == 0 else 'not finite'}: tune on the "
+                             "real (or random) operands instead")
+        if candidates is None:
+            candidates = candidates_for(*c3.shape, a3.dtype, c3.dtype, b3.stride(1) == 1, _env.sms_for(c3.device))
+        scratch = torch.empty(c3.shape, dtype=c3.dtype, device=c3.device)
+        ulp = peak * torch.finfo(c3.dtype).eps
+
+        def run(cfg):
+            return gemm_impl.bmm_into(a3, b3, bias, scratch, cfg)
+
+        prev = getattr(_local, "tuning", False)
+        _local.tuning = True
+        try:
+            # Named as plan_hopper names the heuristics' choice when it looks an entry up (config_for's guard).
+            h_name = gemm_impl.resolve_config(None, a3, scratch)[0].name
+            scratch.fill_(float("nan"))
+            run(None)
+            h_err = _max_error(scratch, ref)
+            h_ms = timer(lambda: run(None), None)
+            rows = [("heuristics: " + h_name, h_ms, 1.0, "")]
             if progress:
-                progress(f"  {cfg.name:<39} {ms * 1e3:9.1f} us  err {err:.1e}")
-            if best is None or ms < best[1]:
-                best = (cfg, ms)
-    finally:
-        _local.tuning = prev
-    won = best is not None and best[1] < (1 - MARGIN) * h_ms
-    entry = {"fields": best[0].to_list() if won else None, "config": best[0].name if won else None,
+                progress(f"  heuristics {h_name:<28} {h_ms * 1e3:9.1f} us")
+            best = None
+            for cfg in candidates:
+                try:
+                    scratch.fill_(float("nan"))
+                    run(cfg)
+                    err = _max_error(scratch, ref)
+                    ratio = err / max(h_err, ulp)
+                    if err > 2 * h_err + ulp:
+                        rows.append((cfg.name, None, ratio, "error over twice the heuristics': not kept"))
+                        continue
+                    ms = timer(lambda: run(cfg), cfg)
+                except Exception as e:  # a candidate that cannot run here is skipped, never fatal
+                    rows.append((cfg.name, None, None, f"{type(e).__name__}: {e}"))
+                    continue
+                rows.append((cfg.name, ms, ratio, ""))
+                if progress:
+                    progress(f"  {cfg.name:<39} {ms * 1e3:9.1f} us")
+                if best is None or ms < best[1]:
+                    best = (cfg, ms)
+            won = False
+            if best is not None and best[1] < (1 - MARGIN) * h_ms and best[0].name != h_name:
+                # The fastest of many single medians is biased low (the winner's curse): re-time it against the
+                # heuristics in alternating rounds and keep it only if the medians still show the lead.
+                mine, theirs = [best[1]], [h_ms]
+                for _ in range(CONFIRM_ROUNDS - 1):
+                    theirs.append(timer(lambda: run(None), None))
+                    mine.append(timer(lambda: run(best[0]), best[0]))
+                best = (best[0], sorted(mine)[len(mine) // 2])
+                h_ms = sorted(theirs)[len(theirs) // 2]
+                won = best[1] < (1 - MARGIN) * h_ms
+        finally:
+            _local.tuning = prev
+    entry = {"fields": asdict(best[0]) if won else None, "config": best[0].name if won else None,
              "ms": best[1] if won else h_ms, "heuristic": h_name, "heuristic_ms": h_ms,
              "candidates": len(candidates), "when": time.strftime("%Y-%m-%dT%H:%M:%S")}
-    _write_entry(key, entry)
+    try:
+        _write_entry(key, entry)
+    finally:
+        _forget_plans()  # the baseline runs planned this problem with the heuristics
     if _env.LOG_ENABLED:
         _env.log(f"tuned {key}: {entry['config'] or 'heuristics'} ({entry['ms'] * 1e3:.1f} us, heuristics "
                  f"{h_ms * 1e3:.1f} us)")
     return TuneResult(key, best[0] if won else None, entry, rows)
+
+
+@contextmanager
+def _nothing():
+    yield

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import torch
 
-from .. import __version__, _env
+from .. import __version__, _env, tuning
 from ..heuristics import TAIL, choose_config, tail_split_columns
 from ..testing import rel_error
 from .suites import GEMM_SUITES, GemmCase
@@ -70,6 +70,9 @@ def environment() -> dict:
         "commit": commit,
         "python": platform.python_version(),
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        # Tuned winners replace the heuristics' configs where the cache has them (warpgemm/tuning.py).
+        "tuning": {"mode": tuning.mode(), "cache": tuning.cache_path(),
+                   "entries": len(tuning.entries()) if tuning.mode() != "off" else 0},
     }
 
 

@@ -52,6 +52,7 @@ class _Recipe(NamedTuple):
 # forced config): a hit has passed the same checks and gets the same plan. Only calls that ran the Hopper kernel
 # on the caller's own tensors (no copies, no staging) are recorded.
 _RECIPES: dict[tuple, _Recipe] = {}
+gemm_impl._FORGET_HOOKS.append(_RECIPES.clear)
 
 
 def _recipe_key(a, b, bias, out_dtype, config) -> tuple:
@@ -184,12 +185,4 @@ def tune(a: torch.Tensor, b: torch.Tensor, *, bias: torch.Tensor | None = None, 
         raise ValueError(f"not tuned: this product runs the GEMV ({gemv_why})")
     if bias is not None and bias.stride(0) != 1:
         bias = bias.contiguous()
-    result = tuning.tune_problem(a3, b3, c3, bias, rep_ms=rep_ms, progress=progress)
-    forget_plans()
-    return result
-
-
-def forget_plans() -> None:
-    """Drop every cached plan and eager recipe, so the next calls plan again (after a tuning-cache change)."""
-    _RECIPES.clear()
-    gemm_impl._PLANS.clear()
+    return tuning.tune_problem(a3, b3, c3, bias, rep_ms=rep_ms, progress=progress)

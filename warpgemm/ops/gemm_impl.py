@@ -43,18 +43,6 @@ def resolve_config(config: GemmConfig | None, a3: torch.Tensor, c3: torch.Tensor
     return heuristics.choose_config(batches, M, N, a3.shape[2], a3.dtype, c3.dtype, _env.sms_for(c3.device))
 
 
-def heuristic_name(a3, b3, c3) -> str:
-    """What the heuristics alone run for this problem, by name (the tuner's report; nothing is launched)."""
-    if heuristics.gemv_reason(c3.shape[0], c3.shape[1], b3.stride(1) == 1, a3.dtype) is not None:
-        return "gemv"
-    batches, M, N = c3.shape
-    cfg, _ = heuristics.choose_config(batches, M, N, a3.shape[2], a3.dtype, c3.dtype, _env.sms_for(c3.device))
-    if weight_layout_problem(cfg, b3.stride(1) == 1) is not None:
-        cfg = cfg.replace(block_m=64)
-    n1 = heuristics.tail_split_columns(batches, M, N, cfg, _env.sms_for(c3.device))
-    return cfg.name + (f"+{heuristics.TAIL.name}@{n1}" if n1 else "")
-
-
 def k_major_weight_copy(b3: torch.Tensor):
     """The geometry and copy mode of a K-contiguous padded copy of the (batch, K, N) weight: how a forced config
     that reads only K-major weights (config.weight_layout_problem) still runs an N-major one, correctly."""
@@ -126,6 +114,16 @@ class GemvPlan(NamedTuple):
     c_staged: bool = False
 
 
+def forget_plans() -> None:
+    """Drop every cached plan (and, through _FORGET_HOOKS, the eager recipes built on them): the next calls plan
+    again. The tuner calls it when its cache or mode changes."""
+    _PLANS.clear()
+    for hook in _FORGET_HOOKS:
+        hook()
+
+
+_FORGET_HOOKS: list = []  # ops.api adds its recipe cache's clear
+
 # Plans are pure functions of the call signature (shapes, strides, dtypes, alignment, bias, forced config), so a
 # repeated call skips all planning. Bounded: a workload with endless distinct shapes just re-plans.
 _PLANS: dict[tuple, HopperPlan] = {}
@@ -151,11 +149,11 @@ def plan_hopper(a3, b3, c3, bias, config, *, may_tune: bool = True) -> HopperPla
             from ..kernels.gemv import GemvLaunch
 
             return GemvPlan(gemv_why, GemvLaunch(a3, b3, c3, bias is not None))
-        tuned, tuned_why = tuning.config_for(a3, b3, c3, bias, may_tune=may_tune)
-    if tuned is not None:
-        cfg, why = tuned, tuned_why
-    else:
-        cfg, why = resolve_config(config, a3, c3)
+    cfg, why = resolve_config(config, a3, c3)
+    if config is None:
+        tuned, tuned_why = tuning.config_for(a3, b3, c3, bias, cfg, may_tune=may_tune)
+        if tuned is not None:
+            cfg, why = tuned, tuned_why
     a_geom, a_copy = tma.describe_any(a3, 2), 0
     if a_geom is None:
         a_copy = 2
