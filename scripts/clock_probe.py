@@ -58,6 +58,18 @@ def sample_while(fn, seconds: float, lead: float = 0.5):
     return calls, start.elapsed_time(stop) / 1e3, kept
 
 
+
+def sustained(fn, flops_per_call: float, seconds: float) -> dict:
+    """fn back to back for `seconds` (sample_while): its TFLOP/s and the median SM clock and power sampled meanwhile,
+    with the throttle reasons seen."""
+    calls, elapsed, samples = sample_while(fn, seconds)
+    clocks = sorted(s[1] for s in samples)
+    power = sorted(s[2] for s in samples)
+    return {"tflops": flops_per_call * calls / elapsed / 1e12,
+            "sm_clock_mhz": clocks[len(clocks) // 2] if clocks else None,
+            "power_w": power[len(power) // 2] if power else None,
+            "throttle": sorted({s[3] for s in samples})}
+
 def main():
     out_path, shapes, cfgs = sys.argv[1], sys.argv[2].split(","), sys.argv[3].split(",")
     seconds = float(sys.argv[4]) if len(sys.argv) > 4 else 2.5

@@ -25,7 +25,7 @@ import torch
 from triton import knobs
 
 sys.path.insert(0, os.path.dirname(__file__))
-from clock_probe import sample_while  # noqa: E402
+from clock_probe import sustained  # noqa: E402
 
 import warpgemm  # noqa: E402
 from warpgemm.bench.timing import warm_gpu  # noqa: E402
@@ -94,14 +94,9 @@ def main():
         err = ((ours().float() - theirs().float()).norm() / theirs().float().norm()).item()
         got = {}
         for side, fn in (("cublas", theirs), ("warpgemm", ours), ("cublas", theirs)):
-            calls, elapsed, samples = sample_while(fn, seconds)
-            tflops = 2 * M * N * K * calls / elapsed / 1e12
-            power = sorted(s[2] for s in samples)
-            clocks = sorted(s[1] for s in samples)
-            got.setdefault(side, []).append(tflops)
-            rows.append({"hint": hint, "shape": shape, "side": side, "tflops": tflops,
-                         "power_w": power[len(power) // 2] if power else None,
-                         "sm_clock_mhz": clocks[len(clocks) // 2] if clocks else None, "rel_diff_vs_cublas": err})
+            row = sustained(fn, 2 * M * N * K, seconds)
+            got.setdefault(side, []).append(row["tflops"])
+            rows.append({"hint": hint, "shape": shape, "side": side, **row, "rel_diff_vs_cublas": err})
         ratio = got["warpgemm"][0] / (sum(got["cublas"]) / 2)
         print(f"{hint:<15} {shape:<18} ours {got['warpgemm'][0]:6.1f} cuBLAS {got['cublas'][0]:6.1f}/"
               f"{got['cublas'][1]:6.1f} TF/s  ratio {ratio:.3f}  diff {err:.1e}", flush=True)

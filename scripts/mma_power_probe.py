@@ -24,7 +24,7 @@ from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared
 from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 
 sys.path.insert(0, os.path.dirname(__file__))
-from clock_probe import sample_while  # noqa: E402
+from clock_probe import sustained  # noqa: E402
 
 import warpgemm  # noqa: E402
 from warpgemm.bench.timing import warm_gpu  # noqa: E402
@@ -159,16 +159,9 @@ def mma_only(stages: int, iters: int, zero: bool):
 
 
 def record(rows, label, side, fn, flops_per_call, seconds):
-    calls, elapsed, samples = sample_while(fn, seconds)
-    tflops = flops_per_call * calls / elapsed / 1e12
-    clocks = sorted(s[1] for s in samples)
-    power = sorted(s[2] for s in samples)
-    row = {"case": label, "side": side, "tflops": tflops,
-           "sm_clock_mhz": clocks[len(clocks) // 2] if clocks else None,
-           "power_w": power[len(power) // 2] if power else None,
-           "throttle": sorted({s[3] for s in samples})}
+    row = {"case": label, "side": side, **sustained(fn, flops_per_call, seconds)}
     rows.append(row)
-    print(f"{label:<22} {side:<18} {tflops:7.1f} TF/s  {row['sm_clock_mhz']} MHz  {row['power_w']} W  "
+    print(f"{label:<22} {side:<18} {row['tflops']:7.1f} TF/s  {row['sm_clock_mhz']} MHz  {row['power_w']} W  "
           f"{row['throttle']}", flush=True)
     return row
 

@@ -15,7 +15,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(__file__))
-from clock_probe import sample_while  # noqa: E402
+from clock_probe import sustained  # noqa: E402
 
 import warpgemm  # noqa: E402
 from warpgemm.bench.timing import warm_gpu  # noqa: E402
@@ -36,15 +36,10 @@ def main():
             a.view(M // 128, 128, K)[:, 128 - zero:, :] = 0
             ours, theirs = (lambda: warpgemm.linear(a, w)), (lambda: torch.nn.functional.linear(a, w))
             for side, fn in (("warpgemm", ours), ("cublas", theirs), ("warpgemm", ours)):
-                calls, elapsed, samples = sample_while(fn, 2.0)
-                tflops = 2 * M * N * K * calls / elapsed / 1e12
-                clocks = sorted(s[1] for s in samples)
-                power = sorted(s[2] for s in samples)
-                row = {"shape": shape, "zero_rows_per_128": zero, "side": side, "tflops": tflops,
-                       "sm_clock_mhz": clocks[len(clocks) // 2] if clocks else None,
-                       "power_w": power[len(power) // 2] if power else None}
+                row = {"shape": shape, "zero_rows_per_128": zero, "side": side,
+                       **sustained(fn, 2 * M * N * K, 2.0)}
                 rows.append(row)
-                print(f"{shape} zero {zero:3d}/128 {side:8s} {tflops:6.1f} TF/s  {row['sm_clock_mhz']} MHz "
+                print(f"{shape} zero {zero:3d}/128 {side:8s} {row['tflops']:6.1f} TF/s  {row['sm_clock_mhz']} MHz "
                       f"{row['power_w']} W", flush=True)
     env = {"device": torch.cuda.get_device_name(), "torch": torch.__version__}
     with open(out_path, "w") as f:

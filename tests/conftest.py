@@ -37,3 +37,19 @@ def gen():
     g = torch.Generator(device="cuda" if HAS_HOPPER else "cpu")
     g.manual_seed(1234)
     return g
+
+
+@pytest.fixture
+def tuning_cache(tmp_path, monkeypatch):
+    """A private tuning-cache directory in 'use' mode, nothing loaded or failed before or after (tests/*tuning*)."""
+    from warpgemm import tuning
+
+    monkeypatch.setenv("WARPGEMM_CACHE_DIR", str(tmp_path))
+    old = tuning.mode()
+    tuning.set_mode("use")
+    tuning.forget_loaded()
+    tuning._failed.clear()
+    yield tmp_path
+    tuning.set_mode(old)
+    tuning.forget_loaded()
+    tuning._failed.clear()

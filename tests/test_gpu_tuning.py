@@ -19,16 +19,8 @@ OTHER = GemmConfig(128, 128, 64, stages=6, consumer_warps=4)
 
 
 @pytest.fixture
-def cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("WARPGEMM_CACHE_DIR", str(tmp_path))
-    old = tuning.mode()
-    tuning.set_mode("use")
-    tuning.forget_loaded()
-    tuning._failed.clear()
-    yield tmp_path
-    tuning.set_mode(old)
-    tuning.forget_loaded()
-    tuning._failed.clear()
+def cache(tuning_cache):
+    return tuning_cache
 
 
 def operands(gen, M, N, K):

@@ -20,19 +20,11 @@ OTHER = GemmConfig(64, 128, 64, stages=8, consumer_warps=4)
 
 
 @pytest.fixture
-def cache(tmp_path, monkeypatch):
-    """A private cache directory, a fake device name, 'use' mode; the loaded entries forgotten before and after."""
-    monkeypatch.setenv("WARPGEMM_CACHE_DIR", str(tmp_path))
+def cache(tuning_cache, monkeypatch):
+    """The private tuning cache (conftest) and a fake device: keys name a GPU this CPU machine does not have."""
     monkeypatch.setattr(_env, "device_name", lambda index: "Fake H100")
     monkeypatch.setattr(_env, "num_sms", lambda index: 132)
-    old = tuning.mode()
-    tuning.set_mode("use")
-    tuning.forget_loaded()
-    tuning._failed.clear()
-    yield tmp_path
-    tuning.set_mode(old)
-    tuning.forget_loaded()
-    tuning._failed.clear()
+    return tuning_cache
 
 
 def operands(M=40, N=24, K=32, seed=0, dtype=torch.bfloat16):

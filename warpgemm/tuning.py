@@ -235,8 +235,8 @@ def config_for(a3, b3, c3, bias, heuristic: GemmConfig, *, may_tune: bool = True
     """(the tuned config to run, why) for a plan without a forced config whose heuristics chose `heuristic`;
     (None, "") means: take the heuristics. Tunes on a miss only in 'tune' mode, with may_tune, outside graph
     capture, outside another tuning, for outputs up to AUTO_MAX_OUTPUT elements; a failed tuning warns once."""
-    if _mode == "off" or getattr(_local, "tuning", False) or not on_gpu(a3):
-        return None, ""
+    if _mode == "off" or getattr(_local, "tuning", False) or not on_gpu(a3) or (_mode == "use" and not _loaded()):
+        return None, ""  # the last: no cache, no tuning: plan misses skip the key (workloads of endless shapes)
     key = problem_key(a3, b3, c3, bias is not None)
     entry = cached_entry(key)
     if entry is None:
