@@ -19,7 +19,8 @@ for cfg in SHIPPED_CONFIGS:
     VARIANTS.append((cfg, torch.float16, torch.float16, True, True, True))
     VARIANTS.append((cfg, torch.bfloat16, torch.float32, True, True, True))
 # The sweep's other candidates (ping-pong, split-K, other tiles), which users can force with config=.
-from warpgemm.candidates import CANDIDATES  # noqa: E402
+from warpgemm.candidates import CANDIDATES, CLUSTER_CANDIDATES  # noqa: E402
+from warpgemm.kernels.hopper.ptx_hints import MULTICAST_BEGIN, REMOTE_ARRIVE  # noqa: E402
 
 for cfg in CANDIDATES:
     if cfg not in SHIPPED_CONFIGS:
@@ -109,6 +110,11 @@ def test_hopper_variant_compiles_clean(variant, tmp_path):
         pytest.skip(f"{cfg.name} is not valid for {in_dt}->{out_dt}: {check_config(cfg, in_dt, out_dt)}")
     if cfg.block_m < 64 and not a_k:
         # 32-row swap-AB tiles need the weight K-major (the host falls back to 64-row tiles or copies it first).
+        with pytest.raises(Exception, match="K-major"):
+            compile_gemm(cfg, in_dtype=in_dt, out_dtype=out_dt, a_kmajor=a_k, b_kmajor=b_k, has_bias=bias)
+        return
+    if cfg.cluster_m > 1 and not b_k:
+        # A cluster pair splits B's box by rows: K-major B only (the host copies an N-major weight first).
         with pytest.raises(Exception, match="K-major"):
             compile_gemm(cfg, in_dtype=in_dt, out_dtype=out_dt, a_kmajor=a_k, b_kmajor=b_k, has_bias=bias)
         return
@@ -267,3 +273,23 @@ def test_group_gemm_kernel_compiles_clean():
         assert r["stack_bytes"] == 0 and r["local_bytes"] == 0, r
         per_sm = TILE_CONFIGS[r["tile"]][5]
         assert per_sm * (r["shared_bytes"] + 1024) <= 228 * 1024, r
+
+
+@pytest.mark.parametrize("cfg", CLUSTER_CANDIDATES, ids=lambda c: c.name)
+def test_cluster_variant_is_rewritten_into_a_cluster_kernel(cfg):
+    """The PTX pass (ptx_hints.cluster_rewrite) must have made every marked B load a multicast and every marked
+    release an arrive on the peer too, at CTA scope (a cluster-scope release cost 25% on the GPU), and set the
+    cluster shape on the entry: without it the kernel would wait forever for its peer's half of B."""
+    ptx = compile_gemm(cfg, a_batched=False).asm["ptx"]
+    assert ".reqnctapercluster 2, 1, 1" in ptx
+    assert ptx.count(".multicast::cluster [") == ptx.count(MULTICAST_BEGIN) == 2
+    assert ptx.count("mapa.shared::cluster.u32") == ptx.count(REMOTE_ARRIVE) >= 1
+    assert ptx.count("mbarrier.arrive.shared::cluster.b64") == ptx.count(REMOTE_ARRIVE)
+    assert ".release.cluster.shared::cluster" not in ptx
+    assert ptx.count("barrier.cluster.arrive") == 2  # one per partition: producer and consumer
+
+
+def test_plain_variant_has_no_cluster_code():
+    ptx = compile_gemm(SHIPPED_CONFIGS[0], a_batched=False).asm["ptx"]
+    assert "reqnctapercluster" not in ptx and "multicast" not in ptx and "mapa" not in ptx
+    assert "barrier.cluster" not in ptx

@@ -110,6 +110,11 @@ def test_ping_pong_consumers_share_the_freed_registers():
     (GemmConfig(32, 16, 256, 5, 4, swap_ab=True, stream_k=True), "block_m=32 runs only under swap_ab"),
     (GemmConfig(48, 16, 256, 5, 4, swap_ab=True), "block_m must be 32 (swap_ab), 64"),
     (GemmConfig(32, 16, 256, 6, 4, swap_ab=True), "shared memory"),  # its slots hold 64 rows
+    (GemmConfig(128, 128, 64, 4, 4, cluster_m=4), "cluster_m must be 1 or 2"),
+    (GemmConfig(128, 128, 64, 4, 4, cluster_m=2, split_k=2), "cluster_m=2 runs whole plain tiles"),
+    (GemmConfig(128, 128, 64, 4, 4, cluster_m=2, stream_k=True), "cluster_m=2 runs whole plain tiles"),
+    (GemmConfig(128, 16, 128, 6, 4, cluster_m=2, swap_ab=True), "cluster_m=2 runs whole plain tiles"),
+    (GemmConfig(128, 128, 64, 4, 4, cluster_m=2, consumers=2), "cluster_m=2 runs whole plain tiles"),
 ])
 def test_invalid_variants_say_why(bad, reason):
     msg = check_config(bad, torch.bfloat16, torch.bfloat16)
@@ -162,3 +167,13 @@ def test_persistent_grid_balances_compute_bound_launches_only():
     for tiles in range(1, 600):
         grid = persistent_grid(tiles, 132, 512, 512)
         assert grid <= 132 and -(-tiles // grid) == -(-tiles // min(132, tiles))  # never more waves
+
+
+def test_cluster_tiles_need_a_k_contiguous_weight():
+    from warpgemm.config import weight_layout_problem
+
+    cfg = GemmConfig(128, 256, 64, 3, 8, cluster_m=2)
+    assert check_config(cfg, torch.bfloat16, torch.bfloat16) is None
+    assert weight_layout_problem(cfg, True) is None
+    assert "contiguous along K" in weight_layout_problem(cfg, False)
+    assert cfg.name.endswith("_cm2")

@@ -139,3 +139,52 @@ def test_a_flag_left_by_a_failed_compile_does_not_hint_the_next():
         stages = {"ptx": lambda src, metadata: PTX}
         hook(None, stages, None, None, 90)  # the next compile: a user's own gemm_kernel, never traced by us
         assert ".L2::cache_hint" not in stages["ptx"](None, {"name": "gemm_kernel"})
+
+
+CLUSTER_PTX = """.visible .entry gemm_kernel(
+	.param .u64 gemm_kernel_param_0
+)
+.reqntid 384
+.maxnreg 168
+{
+	@%p6 cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%r91], [%rd6, {%r1, %r2, %r3}], [%r90];
+	// warpgemm:multicast-begin %r95
+	@%p8 cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%r96], [%rd2, {%r1, %r97, %r3}], [%r90];
+	// warpgemm:multicast-end %r98
+	@%p20 mbarrier.arrive.shared::cta.b64 _, [%r173];
+	// warpgemm:remote-arrive %r197
+	bar.sync 	0, 256;
+	@%p28 mbarrier.arrive.shared::cta.b64 _, [%r198];
+}
+"""
+
+
+def test_cluster_rewrite_touches_only_the_marked_instructions():
+    out, loads, arrives = ptx_hints.cluster_rewrite(CLUSTER_PTX)
+    assert (loads, arrives) == (1, 1)
+    lines = out.splitlines()
+    assert lines[lines.index(".maxnreg 168") + 1] == ".reqnctapercluster 2, 1, 1"
+    # The unmarked A load and the unmarked arrive are left alone.
+    assert "\t@%p6 cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%r91], [%rd6, " \
+           "{%r1, %r2, %r3}], [%r90];" in lines
+    assert "\t@%p20 mbarrier.arrive.shared::cta.b64 _, [%r173];" in lines
+    assert "\t@%p8 cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster " \
+           "[%r96], [%rd2, {%r1, %r97, %r3}], [%r90], %wgmc; }" in lines
+    # The marked arrive stays local and is repeated on the peer's barrier (rank ^ 1), same predicate.
+    assert "\t@%p28 mbarrier.arrive.shared::cta.b64 _, [%r198];" in lines
+    assert "\tmapa.shared::cluster.u32 %wgbar, %r198, %wgpeer;" in lines
+    assert "\t@%p28 mbarrier.arrive.shared::cluster.b64 _, [%wgbar]; }" in lines
+
+
+def test_a_cluster_variant_refuses_to_compile_outside_the_pass(monkeypatch, tmp_path):
+    import contextlib
+
+    import pytest
+
+    from warpgemm.config import GemmConfig
+    from warpgemm.kernels.hopper import aot
+
+    monkeypatch.setattr(knobs.cache, "dir", str(tmp_path))
+    monkeypatch.setattr(aot, "store_hints", lambda enabled=True: contextlib.nullcontext())
+    with pytest.raises(Exception, match="outside .*store_hints"):
+        aot.compile_gemm(GemmConfig(128, 128, 64, 6, 4, cluster_m=2), a_batched=False)

@@ -40,7 +40,14 @@ DECODE_CANDIDATES: tuple[GemmConfig, ...] = (
     _C(64, 128, 64, 8, 4, stream_k=True),
     _C(64, 128, 64, 8, 4),
 )
-CANDIDATES = tuple(dict.fromkeys(DENSE_CANDIDATES + MID_CANDIDATES + DECODE_CANDIDATES))
+# 2-CTA clusters sharing B through TMA multicast: measured no faster than the same tiles alone (notes/perf.md,
+# 2026-11-25 session 15), so in no suite's sweep; users can force them and the tuner tries them.
+CLUSTER_CANDIDATES: tuple[GemmConfig, ...] = (
+    _C(128, 256, 64, 3, 8, group_m=16, cluster_m=2),
+    _C(128, 128, 64, 6, 4, cluster_m=2),
+    _C(64, 128, 64, 8, 4, cluster_m=2),
+)
+CANDIDATES = tuple(dict.fromkeys(DENSE_CANDIDATES + MID_CANDIDATES + DECODE_CANDIDATES + CLUSTER_CANDIDATES))
 SUITE_CANDIDATES = {"dense": DENSE_CANDIDATES, "quick": DENSE_CANDIDATES, "mid": MID_CANDIDATES,
                     "decode": DECODE_CANDIDATES}
 
@@ -57,6 +64,8 @@ def parse_config(text: str) -> GemmConfig:
             fields["stream_k"] = True
         elif p == "swap":
             fields["swap_ab"] = True
+        elif p.startswith("cm"):
+            fields["cluster_m"] = int(p[2:])
         elif p.startswith("sk"):
             fields["split_k"] = int(p[2:])
         elif p.startswith("c"):

@@ -46,6 +46,9 @@ class GemmConfig:
         over a weight, each computed as 64 wgmma rows of which the upper 32 are zero. Such a tile reads the
         weight K-contiguous, as an nn.Linear weight is: forced on a weight contiguous along N, it runs on a K-major
         copy made per call (the heuristics take 64-row tiles for such a weight instead).
+    cluster_m: 1 = programs run alone; 2 = programs run in 2-CTA clusters on pairs of vertically adjacent tiles
+        (same columns), each loading half of their common B tile and multicasting it to both (TMA multicast, added
+        to Triton's PTX: kernels/hopper/ptx_hints.py), which halves B's L2 -> shared memory traffic.
     """
 
     block_m: int = 128
@@ -60,6 +63,7 @@ class GemmConfig:
     store_chunks: int = 1
     stream_k: bool = False
     swap_ab: bool = False
+    cluster_m: int = 1
 
     @property
     def name(self) -> str:
@@ -67,7 +71,8 @@ class GemmConfig:
                 f"_w{self.consumer_warps}_g{self.group_m}" + ("_pp" if self.consumers == 2 else "")
                 + (f"_sk{self.split_k}" if self.split_k > 1 else "")
                 + (f"_c{self.store_chunks}" if self.store_chunks > 1 else "")
-                + ("_streamk" if self.stream_k else "") + ("_swap" if self.swap_ab else ""))
+                + ("_streamk" if self.stream_k else "") + ("_swap" if self.swap_ab else "")
+                + (f"_cm{self.cluster_m}" if self.cluster_m > 1 else ""))
 
     def epilogue_buffers(self) -> int:
         if self.swap_ab:
@@ -153,6 +158,12 @@ def check_config(cfg: GemmConfig, in_dtype: torch.dtype, out_dtype: torch.dtype,
     if cfg.split_k > 1 and cfg.consumers > 1:
         # Measured: the combination faults on the GPU (notes/perf.md); it is not offered until that is understood.
         return "split_k > 1 is not supported with ping-pong consumers (consumers=2)"
+    if cfg.cluster_m not in (1, 2):
+        return f"cluster_m must be 1 or 2, got {cfg.cluster_m}"
+    if cfg.cluster_m == 2 and (cfg.split_k > 1 or cfg.stream_k or cfg.swap_ab or cfg.consumers > 1
+                               or bm < 64):
+        return ("cluster_m=2 runs whole plain tiles of at least 64 rows with one consumer (split_k=1, "
+                f"stream_k=False, swap_ab=False, consumers=1), got {cfg.name}")
     # wgmma gives each warpgroup (4 warps) slabs of 64 rows: the tile must hold one per warpgroup.
     if cfg.mma_m < 16 * cfg.consumer_warps:
         return f"block_m={bm} is too small for {cfg.consumer_warps} consumer warps (needs >= {16 * cfg.consumer_warps})"
@@ -179,6 +190,12 @@ def weight_layout_problem(cfg: GemmConfig, weight_k_contiguous: bool | None) -> 
     if cfg.block_m < 64 and weight_k_contiguous is False:
         return (f"config {cfg.name}: {cfg.block_m}-row swap-AB tiles need the weight (the product's B) contiguous "
                 "along K, as an nn.Linear weight is; got one contiguous along N")
+    if cfg.cluster_m > 1 and weight_k_contiguous is False:
+        # Each CTA of a pair loads half of B's box by rows; an N-contiguous box would have to be cut across its
+        # swizzled inner dimension.
+        return (f"config {cfg.name}: cluster_m={cfg.cluster_m} splits the weight's TMA box between the CTAs of a "
+                "cluster, which needs the weight (the product's B) contiguous along K, as an nn.Linear weight is; "
+                "got one contiguous along N")
     return None
 
 

@@ -169,11 +169,11 @@ def plan_hopper(a3, b3, c3, bias, config, *, may_tune: bool = True) -> HopperPla
     if weight_layout_problem(cfg, b_geom.contiguous_dim == 1) is not None:
         # 32-row swap-AB tiles read the weight K-major (kernels/hopper/gemm_kernel.py); this one is N-major.
         if config is None:
-            cfg = cfg.replace(block_m=64)
-            why += f"; the weight is not K-contiguous: {cfg.name} (64-row tiles) instead"
+            cfg = cfg.replace(block_m=max(cfg.block_m, 64), cluster_m=1)
+            why += f"; the weight is not K-contiguous: {cfg.name} instead"
         else:
             b_geom, b_copy = k_major_weight_copy(b3)
-            why += "; the forced 32-row tile reads the weight K-major: a K-major copy is made per call"
+            why += f"; the forced {cfg.name} reads the weight K-major: a K-major copy is made per call"
     batched = (a3.shape[0] > 1, b3.shape[0] > 1, bias is not None)
     sms = _env.sms_for(c3.device)
     n1 = 0 if config is not None or tuned is not None else heuristics.tail_split_columns(*c3.shape, cfg, sms)

@@ -294,6 +294,9 @@ def grouped_mm(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor | None = Non
     if config is not None and (config.split_k > 1 or config.stream_k):
         raise ValueError(f"config {config.name}: grouped_mm runs whole tiles of each group; split_k must be 1 and "
                          f"stream_k False (got split_k={config.split_k}, stream_k={config.stream_k})")
+    if config is not None and config.cluster_m > 1:
+        raise ValueError(f"config {config.name}: grouped_mm's tiles run alone; cluster_m must be 1 "
+                         f"(got {config.cluster_m})")
     if a.dim() == 2 and b.dim() == 3:
         T, K = a.shape
         G, Kb, N = b.shape

@@ -16,7 +16,7 @@ from .partial_sums import PartialSumEpilogue
 from .ptx_hints import PASS_VERSION, store_hints
 from .expert_scheduler import EXPERT_SCHEDULERS, OFFS_GROUPS_MAX, RUN_ALWAYS, OffsExpertScheduler
 from .ragged_k import RaggedKScheduler
-from .scheduler import GroupedTileScheduler, StreamKScheduler
+from .scheduler import GroupedTileScheduler, PairedTileScheduler, StreamKScheduler
 from .launch import CachedKernel, LightDesc, full_desc, launch_hooks_active, nvmma_layout, parts_source_hash
 from .scratch import split_k_scratch, unused_pointers
 from .. import stream_k_plan
@@ -27,7 +27,8 @@ def operand_blocks(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool):
     """TMA boxes of the kernel's A and B operands (the caller's B and A when swapped) and of C."""
     bm, bn, bk = cfg.block_m, cfg.block_n, cfg.block_k
     a_block = (1, bm, bk) if a_kmajor else (1, bk, bm)
-    b_block = (1, bn, bk) if b_kmajor else (1, bk, bn)
+    # A cluster pair's CTAs each load half of B's rows (config.weight_layout_problem: K-major B only).
+    b_block = (1, bn // cfg.cluster_m, bk) if b_kmajor else (1, bk, bn)
     c_block = (1, bn, bm) if cfg.swap_ab else (1, bm, bn // cfg.store_chunks)
     return a_block, b_block, c_block
 
@@ -72,6 +73,8 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
     if scale and (grouped or ragged_k):
         raise ValueError(f"scaled (fp8) outputs are for dense products only; got grouped={grouped}, "
                          f"ragged_k={ragged_k}")
+    if cfg.cluster_m > 1 and (grouped or ragged_k):
+        raise ValueError(f"cluster_m > 1 runs dense products only; got grouped={grouped}, ragged_k={ragged_k}")
     if ragged_k:
         if grouped or cfg.swap_ab or cfg.split_k > 1 or cfg.stream_k or a_kmajor or b_kmajor:
             raise ValueError("a ragged-K GEMM runs whole plain tiles on token-outer operands (A M-contiguous, "
@@ -84,7 +87,8 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
         scheduler = OffsExpertScheduler if offs_table else EXPERT_SCHEDULERS[when]
         epilogue = RowBoundTransposedEpilogue if cfg.swap_ab else RowBoundStoreEpilogue
     else:
-        scheduler = StreamKScheduler if cfg.stream_k else GroupedTileScheduler
+        scheduler = (StreamKScheduler if cfg.stream_k else PairedTileScheduler if cfg.cluster_m > 1
+                     else GroupedTileScheduler)
         if cfg.stream_k or cfg.split_k > 1:
             epilogue = PartialSumEpilogue
         else:
@@ -92,7 +96,7 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
     return dict(A_KMAJOR=a_kmajor, B_KMAJOR=b_kmajor, A_BATCHED=a_batched, B_BATCHED=b_batched, HAS_BIAS=has_bias,
                 SCALE=scale, GROUP_M=cfg.group_m, STAGES=cfg.stages, SPLIT_K=cfg.split_k, CONSUMERS=cfg.consumers,
                 SWAP_AB=cfg.swap_ab, RAGGED_K=ragged_k, L2_STORE_HINT=store_hint(ragged_k),
-                PRODUCER_REGS=cfg.producer_regs, CONSUMER_REGS=worker_consumer_regs(cfg),
+                PRODUCER_REGS=cfg.producer_regs, CONSUMER_REGS=worker_consumer_regs(cfg), CLUSTER_M=cfg.cluster_m,
                 SchedulerImpl=scheduler, EpilogueImpl=epilogue, PARTS_HASH=parts_source_hash())
 
 
@@ -159,6 +163,11 @@ class GemmLaunch:
             # Ragged K: units differ in length with their groups, so every SM takes a share.
             self.grid = min(num_sms, self.tiles * cfg.split_k)
             self.partial_elems = self.tiles * cfg.split_k * tile_elems if cfg.split_k > 1 else 0
+        elif cfg.cluster_m > 1:
+            # Whole clusters: one per pair of tiles at most (scheduler.PairedTileScheduler).
+            pairs = batches * triton.cdiv(triton.cdiv(M, cfg.block_m), 2) * triton.cdiv(N, cfg.block_n)
+            self.grid = 2 * persistent_grid(pairs, num_sms // 2, M, N)
+            self.partial_elems = 0
         else:
             self.grid = persistent_grid(self.tiles, num_sms, M, N)
             self.partial_elems = 0
@@ -168,7 +177,8 @@ class GemmLaunch:
         self.kernel = CachedKernel(gemm_kernel, constexprs,
                                    num_warps, maxnreg,
                                    pdl=launch_uses_pdl(cfg) if pdl is None else pdl and _env.PDL,
-                                   compile_context=functools.partial(store_hints, bool(constexprs["L2_STORE_HINT"])))
+                                   compile_context=functools.partial(store_hints, bool(constexprs["L2_STORE_HINT"])
+                                                                     or cfg.cluster_m > 1))
 
     @property
     def constexprs(self) -> dict:

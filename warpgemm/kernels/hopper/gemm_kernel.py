@@ -35,10 +35,25 @@ def a_slots_shape(stages, box, a_kmajor):
 
 
 @gluon.constexpr_function
+def b_slots_shape(stages, box, b_kmajor, cluster_m):
+    # A cluster pair's B box is half the tile's rows: each slot holds both halves. Rows are the outer dimension
+    # only in a K-major box (config.weight_layout_problem keeps other weights away).
+    if cluster_m > 1 and not b_kmajor:
+        raise ValueError("cluster_m > 1 needs a K-major B (the weight contiguous along K)")
+    return [stages, box[0], box[1] * cluster_m, box[2]]
+
+
+@gluon.constexpr_function
 def _check_hint_compile(l2_store_hint):
     # Imported here: Triton's dependency scan refuses a kernel whose callees name plain Python functions as globals.
     from .ptx_hints import check_hint_compile as check
     check(l2_store_hint)
+
+
+@gluon.constexpr_function
+def _check_cluster_compile(cluster_m):
+    from .ptx_hints import check_cluster_compile as check
+    check(cluster_m)
 
 
 @gluon.jit
@@ -48,7 +63,7 @@ def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, 
                 HAS_BIAS: gl.constexpr, SCALE: gl.constexpr, GROUP_M: gl.constexpr, STAGES: gl.constexpr,
                 SPLIT_K: gl.constexpr,
                 CONSUMERS: gl.constexpr, SWAP_AB: gl.constexpr, RAGGED_K: gl.constexpr, L2_STORE_HINT: gl.constexpr,
-                PRODUCER_REGS: gl.constexpr, CONSUMER_REGS: gl.constexpr,
+                PRODUCER_REGS: gl.constexpr, CONSUMER_REGS: gl.constexpr, CLUSTER_M: gl.constexpr,
                 SchedulerImpl: gl.constexpr, EpilogueImpl: gl.constexpr, PARTS_HASH: gl.constexpr,
                 num_warps: gl.constexpr):
     # SCALE (fp8 inputs, epilogue.py): 0 none, 1 one fp32 scale per operand, 2 one per output row (scale_a) and one
@@ -58,13 +73,15 @@ def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, 
     # L2_STORE_HINT: the variant is compiled under ptx_hints.store_hints(), which marks its TMA stores evict-first
     # in the PTX; as a constexpr it keeps hinted and plain binaries apart in Triton's caches. Checked at trace time.
     _check_hint_compile(L2_STORE_HINT)
+    _check_cluster_compile(CLUSTER_M)
     # A slots hold at least one warpgroup's 64 wgmma rows (partitions.GemmOperands.mma_m); a 32-row swap-AB box
     # fills the lower half of each (K-major A only: the rows must be the slot's outer dimension).
     a_bufs = gl.allocate_shared_memory(a_desc.dtype, a_slots_shape(STAGES, a_desc.block_type.shape, A_KMAJOR),
                                        a_desc.layout)
-    b_bufs = gl.allocate_shared_memory(b_desc.dtype, [STAGES] + b_desc.block_type.shape, b_desc.layout)
-    # Each slot is consumed by exactly one consumer, so one arrive empties it.
-    ring = BarrierRing.allocate(STAGES, 1)
+    b_bufs = gl.allocate_shared_memory(b_desc.dtype, b_slots_shape(STAGES, b_desc.block_type.shape, B_KMAJOR, CLUSTER_M),
+                                       b_desc.layout)
+    # Each slot is consumed by exactly one consumer, so one arrive empties it; in a cluster pair, one from each CTA.
+    ring = BarrierRing.allocate(STAGES, CLUSTER_M)
     # Ping-pong hand-over: turns[c] is arrived on when consumer c may start its next unit.
     turns = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
     for c in gl.static_range(2):
@@ -72,14 +89,16 @@ def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, 
     p = GemmOperands(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,
                      scale_a_ptr, scale_b_ptr, a_bufs, b_bufs, ring, turns,
                      A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, SCALE, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB,
-                     RAGGED_K)
+                     RAGGED_K, CLUSTER_M)
     acc_layout: gl.constexpr = accumulator_layout(p.mma_m(), p.block_n(), num_warps, a_desc.dtype.primitive_bitwidth)
     allow_dependents()
     if CONSUMERS == 1:
+        # In a cluster every warp must reach the cluster barrier of partitions.cluster_sync, and Triton parks the
+        # idle warps of a one-warp partition's warpgroup where they never would: the producer takes all four.
         gl.warp_specialize([
             (wgmma_consumer, (p, SchedulerImpl, EpilogueImpl, acc_layout, 0)),
             (tma_producer, (p, SchedulerImpl)),
-        ], [1], [PRODUCER_REGS])
+        ], [4 if CLUSTER_M > 1 else 1], [PRODUCER_REGS])
     else:
         gl.warp_specialize([
             (wgmma_consumer, (p, SchedulerImpl, EpilogueImpl, acc_layout, 0)),

@@ -48,12 +48,13 @@ class GemmOperands:
     CONSUMERS: gl.constexpr
     SWAP_AB: gl.constexpr
     RAGGED_K: gl.constexpr
+    CLUSTER_M: gl.constexpr
 
     @gluon.constexpr_function
     def __init__(self, a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,
                  scale_a_ptr, scale_b_ptr, a_bufs, b_bufs, ring, turns,
                  A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, SCALE, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB,
-                 RAGGED_K):
+                 RAGGED_K, CLUSTER_M):
         self.a_desc = a_desc
         self.b_desc = b_desc
         self.c_desc = c_desc
@@ -79,6 +80,7 @@ class GemmOperands:
         self.CONSUMERS = gl.constexpr(CONSUMERS)
         self.SWAP_AB = gl.constexpr(SWAP_AB)
         self.RAGGED_K = gl.constexpr(RAGGED_K)
+        self.CLUSTER_M = gl.constexpr(CLUSTER_M)
 
     # Static tile shape, read off the operand descriptors' boxes (with SWAP_AB the output descriptor is C's, not
     # the product's: A is the caller's B transposed and the tile is stored transposed).
@@ -95,8 +97,9 @@ class GemmOperands:
 
     @gluon.constexpr_function
     def block_n(self):
-        # From B's box: the output descriptor's box may be a column chunk of the tile.
-        return self.b_desc.block_type.shape[1] if self.B_KMAJOR else self.b_desc.block_type.shape[2]
+        # From B's box: the output descriptor's box may be a column chunk of the tile. In a cluster pair each CTA
+        # loads 1 / CLUSTER_M of the tile's rows of B (a K-major box) and receives the rest from its peer.
+        return self.b_desc.block_type.shape[1] * self.CLUSTER_M if self.B_KMAJOR else self.b_desc.block_type.shape[2]
 
     @gluon.constexpr_function
     def block_k(self):
@@ -180,9 +183,40 @@ def allow_dependents():
 
 
 @gluon.jit
+def cluster_rank():
+    """This CTA's rank in its cluster (0 outside clusters)."""
+    return gl.inline_asm_elementwise("mov.u32 $0, %cluster_ctarank;", "=r", [], dtype=gl.int32, is_pure=True, pack=1)
+
+
+@gluon.jit
+def cluster_sync(CLUSTER: gl.constexpr):
+    """In a cluster, every warp of both CTAs meets here once, at the start of its partition: no CTA may multicast
+    into its peer's ring or arrive on its peer's barriers before the peer has initialized them (the default
+    partition's warps did, before the partitions started; their fence makes the inits visible cluster-wide)."""
+    if CLUSTER > 1:
+        gl.inline_asm_elementwise("fence.mbarrier_init.release.cluster; barrier.cluster.arrive.release.aligned; "
+                                  "barrier.cluster.wait.acquire.aligned; // $0", "=r", [], dtype=gl.int32,
+                                  is_pure=False, pack=1)
+
+
+@gluon.jit
+def multicast_begin():
+    """Marks the start of TMA loads that the PTX pass (ptx_hints.cluster_rewrite) turns into multicasts to both
+    CTAs of the cluster."""
+    gl.inline_asm_elementwise("// warpgemm:multicast-begin $0", "=r", [], dtype=gl.int32, is_pure=False, pack=1)
+
+
+@gluon.jit
+def multicast_end():
+    gl.inline_asm_elementwise("// warpgemm:multicast-end $0", "=r", [], dtype=gl.int32, is_pure=False, pack=1)
+
+
+@gluon.jit
 def tma_producer(p: GemmOperands, SchedulerImpl: gl.constexpr):
     BK: gl.constexpr = p.block_k()
-    nbytes: gl.constexpr = p.a_desc.block_type.nbytes + p.b_desc.block_type.nbytes
+    # With CLUSTER_M = 2 each CTA's ready barrier counts both halves of B: its own and its peer's multicast.
+    nbytes: gl.constexpr = p.a_desc.block_type.nbytes + p.CLUSTER_M * p.b_desc.block_type.nbytes
+    cluster_sync(p.CLUSTER_M)
     wait_for_prior_grid()  # before the scheduler: a grouped GEMM's reads its tile table from global memory
     sched = p.scheduler(SchedulerImpl)
     pos = RingPosition.start(p.ring.num_slots)
@@ -213,10 +247,26 @@ def tma_producer(p: GemmOperands, SchedulerImpl: gl.constexpr):
                 tma.async_copy_global_to_shared(p.a_desc, [a_outer, off_m, k], bar, p.a_slot(pos.index))
             else:
                 tma.async_copy_global_to_shared(p.a_desc, [a_outer, k, off_m], bar, p.a_slot(pos.index))
-            if p.B_KMAJOR:
+            if p.CLUSTER_M == 2:
+                # Rank r of the pair loads rows [r * HALF, (r + 1) * HALF) of the B tile into both CTAs' slots.
+                HALF: gl.constexpr = p.b_desc.block_type.shape[1]
+                rank = cluster_rank()
+                for r in gl.static_range(2):
+                    multicast_begin()
+                    tma.async_copy_global_to_shared(p.b_desc, [b_outer, off_n + r * HALF, k], bar,
+                                                    p.b_bufs.index(pos.index).slice(r * HALF, HALF, dim=1),
+                                                    pred=rank == r)
+                    multicast_end()
+            elif p.B_KMAJOR:
                 tma.async_copy_global_to_shared(p.b_desc, [b_outer, off_n, k], bar, p.b_bufs.index(pos.index))
             else:
                 tma.async_copy_global_to_shared(p.b_desc, [b_outer, k, off_n], bar, p.b_bufs.index(pos.index))
+            pos = pos.next()
+    if p.CLUSTER_M > 1:
+        # The peer's consumers release this CTA's slots remotely until their last K step: wait for every slot's
+        # last release, so that this CTA (its barriers, its shared memory) outlives all of them.
+        for s in gl.static_range(p.ring.num_slots):
+            p.ring.wait_empty(pos)
             pos = pos.next()
 
 
@@ -234,6 +284,7 @@ def wgmma_consumer(p: GemmOperands, SchedulerImpl: gl.constexpr, EpilogueImpl: g
     BM: gl.constexpr = p.mma_m()
     BN: gl.constexpr = p.block_n()
     p.zero_a_padding()
+    cluster_sync(p.CLUSTER_M)
     wait_for_prior_grid()
     sched = p.scheduler(SchedulerImpl)
     epi = EpilogueImpl.create(p, sched)
@@ -255,13 +306,13 @@ def wgmma_consumer(p: GemmOperands, SchedulerImpl: gl.constexpr, EpilogueImpl: g
                 # Keep one wgmma in flight. Once it is the only one left, the one before it has retired and only
                 # THAT slot may be refilled: the current slot is still being read.
                 acc = warpgroup_mma_wait(1, deps=(acc, ))
-                p.ring.mark_previous_empty(pos, pred=kk > 0)
+                p.ring.mark_previous_empty(pos, pred=kk > 0, CLUSTER=p.CLUSTER_M)
                 pos = pos.next()
             if p.CONSUMERS > 1:
                 mbarrier.arrive(p.turns.index(1 - CONSUMER), count=1)
             # pos is one past the unit's last slot: retire its wgmma and release it (a split-K part can be empty).
             acc = warpgroup_mma_wait(0, deps=(acc, ))
-            p.ring.mark_previous_empty(pos, pred=work.k_count > 0)
+            p.ring.mark_previous_empty(pos, pred=work.k_count > 0, CLUSTER=p.CLUSTER_M)
             epi.store(acc, work)
         steps += work.k_count
     epi.drain()

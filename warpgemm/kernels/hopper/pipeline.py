@@ -110,13 +110,18 @@ class BarrierRing:
         mbarrier.arrive(self.empty.index(pos.index), count=1, pred=pred)
 
     @gluon.jit
-    def mark_previous_empty(self, pos: RingPosition, pred=True):
-        """Release the slot one step behind `pos`.
+    def mark_previous_empty(self, pos: RingPosition, pred=True, CLUSTER: gl.constexpr = 1):
+        """Release the slot one step behind `pos` (with CLUSTER = 2, in both CTAs of the pair: the peer's producer
+        multicasts into this CTA's slot too, so its empty barrier counts this consumer's release as well).
 
         Consumers that keep one slot in use (async MMA) release the previous slot after advancing. They must
         derive it from the carried position: triton 3.6 does not loop-carry an aggregate assigned from another
         inside a loop (`prev = pos`), so a separate `prev` silently keeps its pre-loop value.
         """
+        if CLUSTER > 1:
+            # The PTX pass (ptx_hints.cluster_rewrite) makes the marked arrive arrive on the peer CTA's barrier too.
+            gl.inline_asm_elementwise("// warpgemm:remote-arrive $0", "=r", [], dtype=gl.int32, is_pure=False,
+                                      pack=1)
         mbarrier.arrive(self.empty.index(pos.previous_index()), count=1, pred=pred)
 
     @gluon.jit

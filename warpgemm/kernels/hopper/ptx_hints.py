@@ -58,11 +58,64 @@ def store_counts(ptx: str) -> tuple[int, int]:
     return len(_STORE.findall(ptx)), ptx.count(".bulk_group.L2::cache_hint [")
 
 
+_LOAD = re.compile(r"^(\t(?:@!?%p\d+ )?)(cp\.async\.bulk\.tensor\.\dd\.shared::cluster\.global\.mbarrier::complete_tx"
+                   r"::bytes)( \[.*\]);$")
+_ARRIVE = re.compile(r"^\t((?:@!?%p\d+ )?)mbarrier\.arrive\.shared::cta\.b64 _, \[(%r\d+)\];$")
+MULTICAST_BEGIN = "// warpgemm:multicast-begin"
+MULTICAST_END = "// warpgemm:multicast-end"
+REMOTE_ARRIVE = "// warpgemm:remote-arrive"
+
+
+def cluster_rewrite(ptx: str, cluster: int = 2) -> tuple[str, int, int]:
+    """gemm_kernel's PTX made a 2-CTA-cluster kernel (GemmConfig.cluster_m): (ptx, loads made multicasts, arrives
+    made remote). Triton 3.6's Gluon has no TMA multicast ("NYI" in its lowering) and no remote mbarrier arrive, so
+    the kernel marks what it needs with comments (partitions.multicast_begin/end, BarrierRing.mark_previous_empty):
+    - `.reqnctapercluster` on the entry: the driver then launches clusters of `cluster` consecutive programs;
+    - every TMA load between multicast markers writes to both CTAs' shared memory at the same offsets and signals
+      the mbarrier at the same offset in both (ctaMask 0b11);
+    - the mbarrier arrive after a remote-arrive marker goes to the peer CTA's barrier (rank ^ 1) through mapa."""
+    if cluster != 2:
+        raise ValueError(f"the cluster PTX pass builds 2-CTA clusters, got {cluster}")
+    out, loads, arrives = [], 0, 0
+    in_multicast = remote_next = False
+    entry = False
+    for line in ptx.split("\n"):
+        if KERNEL_ENTRY in line:
+            entry = True
+        if entry and line.startswith(".maxnreg"):
+            out.append(line)
+            out.append(f".reqnctapercluster {cluster}, 1, 1")
+            entry = False
+            continue
+        if MULTICAST_BEGIN in line:
+            in_multicast = True
+        elif MULTICAST_END in line:
+            in_multicast = False
+        elif REMOTE_ARRIVE in line:
+            remote_next = True
+        elif in_multicast and (m := _LOAD.match(line)):
+            line = (f"\t{{ .reg .b16 %wgmc; mov.b16 %wgmc, 3;\n"
+                    f"{m.group(1)}{m.group(2)}.multicast::cluster{m.group(3)}, %wgmc; }}")
+            loads += 1
+        elif remote_next and (m := _ARRIVE.match(line)):
+            # The local arrive, then the same arrive on the peer's barrier (default .release.cta semantics, as
+            # CUTLASS's cluster barriers use: what it orders is this CTA's wgmma reads, already retired).
+            line = (f"{line}\n"
+                    "\t{ .reg .b32 %wgpeer, %wgbar; mov.u32 %wgpeer, %cluster_ctarank; xor.b32 %wgpeer, %wgpeer, 1;\n"
+                    f"\tmapa.shared::cluster.u32 %wgbar, {m.group(2)}, %wgpeer;\n"
+                    f"\t{m.group(1)}mbarrier.arrive.shared::cluster.b64 _, [%wgbar]; }}")
+            arrives += 1
+            remote_next = False
+        out.append(line)
+    return "\n".join(out), loads, arrives
+
+
 def _hook(previous):
     def hook(backend, stages, options, language, capability):
         # Triton calls this while setting up a compile, before the trace, on the compiling thread: a flag left by
         # an earlier compile that failed between its trace and its PTX stage must not reach this one.
         _thread.tracing = 0
+        _thread.cluster = 1
         if previous is not None:
             previous(backend, stages, options, language, capability)
         make_ptx = stages["ptx"]
@@ -70,8 +123,20 @@ def _hook(previous):
         def ptx_stage(src, metadata):
             traced = getattr(_thread, "tracing", 0)
             _thread.tracing = 0
+            cluster = getattr(_thread, "cluster", 1)
+            _thread.cluster = 1
             ptx = make_ptx(src, metadata)
-            if KERNEL_ENTRY not in ptx or traced != PASS_VERSION:
+            if KERNEL_ENTRY not in ptx:
+                return ptx
+            if cluster > 1:
+                # Without the rewrite a cluster kernel would wait forever for its peer's half of B: refuse it.
+                expected = ptx.count(MULTICAST_BEGIN), ptx.count(REMOTE_ARRIVE)
+                ptx, loads, arrives = cluster_rewrite(ptx, cluster)
+                if loads < expected[0] or arrives != expected[1] or ".reqnctapercluster" not in ptx:
+                    raise RuntimeError(f"warpgemm: the cluster PTX pass matched {loads} TMA loads for {expected[0]} "
+                                       f"multicast markers and {arrives} arrives for {expected[1]} remote-arrive "
+                                       "markers: triton's PTX has changed, cluster_m=2 cannot be built")
+            if traced != PASS_VERSION:
                 return ptx
             ptx, n = hint_stores(ptx)
             if n == 0:
@@ -119,3 +184,15 @@ def check_hint_compile(l2_store_hint) -> None:
                            "warpgemm.kernels.hopper.ptx_hints.store_hints() on this thread: its stores would not "
                            "be hinted")
     _thread.tracing = l2_store_hint
+
+
+def check_cluster_compile(cluster_m) -> None:
+    """Called while gemm_kernel is traced: a cluster variant must compile under store_hints() (which installs the
+    PTX hook that makes it one: cluster_rewrite), and the PTX stage of this compile is told to rewrite it."""
+    if cluster_m not in (1, 2):
+        raise ValueError(f"CLUSTER_M must be 1 or 2, got {cluster_m!r}")
+    if cluster_m > 1 and not hints_active():
+        raise RuntimeError("gemm_kernel with CLUSTER_M > 1 is being compiled outside "
+                           "warpgemm.kernels.hopper.ptx_hints.store_hints() on this thread: it would not be made a "
+                           "cluster kernel")
+    _thread.cluster = cluster_m

@@ -253,3 +253,69 @@ class StreamKScheduler:
         hi = stream_k_owner(tile_start + self.num_k - 1, self.programs, self.total)
         began_before = (stream_k_start(lo, self.programs, self.total) < tile_start).to(gl.int32)
         return hi - lo + 1, 2 * lo + began_before, 2 * lo, 2
+
+
+@aggregate
+class PairedTileScheduler:
+    """Whole tiles for 2-CTA clusters (GemmConfig.cluster_m = 2): the CTAs of a cluster (programs 2q and 2q + 1)
+    take the two tiles of a 2 x 1 pair, rows 2m and 2m + 1 of one tile column, which read the same B tile (each CTA
+    loads half of it and multicasts it to both). Pairs are walked like GroupedTileScheduler's tiles, in bands of
+    GROUP_M // 2 pair-rows (GROUP_M tile-rows). Both CTAs of a cluster walk the same number of pairs with the same
+    K steps, as their shared ring needs; with an odd number of tile-rows the last pair's lower tile lies past the
+    output (its loads read zeros, its store is clipped whole)."""
+
+    first: gl.tensor
+    step: gl.tensor
+    num_units: gl.tensor
+    rank: gl.tensor
+    tiles_m: gl.tensor
+    pairs_m: gl.tensor
+    tiles_n: gl.tensor
+    num_k: gl.tensor
+    BLOCK_M: gl.constexpr
+    BLOCK_N: gl.constexpr
+    GROUP_M: gl.constexpr
+
+    @gluon.constexpr_function
+    def __init__(self, first, step, num_units, rank, tiles_m, pairs_m, tiles_n, num_k, BLOCK_M, BLOCK_N, GROUP_M):
+        self.first = first
+        self.step = step
+        self.num_units = num_units
+        self.rank = rank
+        self.tiles_m = tiles_m
+        self.pairs_m = pairs_m
+        self.tiles_n = tiles_n
+        self.num_k = num_k
+        self.BLOCK_M = gl.constexpr(BLOCK_M)
+        self.BLOCK_N = gl.constexpr(BLOCK_N)
+        self.GROUP_M = gl.constexpr(GROUP_M)
+
+    @gluon.jit
+    def create(p):
+        tiles_m = gl.cdiv(p.gemm_m(), p.block_m())
+        pairs_m = gl.cdiv(tiles_m, 2)
+        tiles_n = gl.cdiv(p.gemm_n(), p.block_n())
+        # Cluster dims are (2, 1, 1): a cluster is two consecutive programs, its rank the program's parity.
+        program = gl.program_id(0)
+        return PairedTileScheduler(program // 2, gl.num_programs(0) // 2, p.c_desc.shape[0] * pairs_m * tiles_n,
+                                   program % 2, tiles_m, pairs_m, tiles_n, gl.to_tensor(p.num_k_steps()),
+                                   p.block_m(), p.block_n(), max(p.GROUP_M // 2, 1))
+
+    @gluon.jit
+    def local_count(self):
+        return gl.cdiv(self.num_units - self.first, self.step)
+
+    @gluon.jit
+    def work(self, i):
+        u = self.first + i * self.step
+        per_batch = self.pairs_m * self.tiles_n
+        batch = u // per_batch
+        pair_m, tile_n = grouped_order(u - batch * per_batch, self.pairs_m, self.tiles_n, self.GROUP_M)
+        tile_m = 2 * pair_m + self.rank
+        tile = (batch * self.tiles_m + tile_m) * self.tiles_n + tile_n
+        return WorkItem(batch, tile_m * self.BLOCK_M, tile_n * self.BLOCK_N, tile, u * 0, u * 0, self.num_k,
+                        (tile_m + 1) * self.BLOCK_M, u * 0)
+
+    @gluon.constexpr_function
+    def whole_units(self):
+        return True

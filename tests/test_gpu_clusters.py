@@ -1,0 +1,91 @@
+"""GPU suite for 2-CTA cluster tiles (GemmConfig.cluster_m = 2: B shared through TMA multicast; skipped without
+sm_90). The pair's CTAs walk tiles in lock step and release each other's ring slots, so shapes with an odd number of
+tile-rows (a pair's lower tile past the output), one tile, batches, K below one step and many tiles per program are
+what can hang or leave rows unwritten; outputs are NaN-filled (warpgemm.testing.check_matmul)."""
+import pytest
+import torch
+
+import warpgemm
+from warpgemm.candidates import CLUSTER_CANDIDATES
+from warpgemm.config import check_config
+from warpgemm.testing import check_matmul, strided_operand
+
+pytestmark = pytest.mark.gpu
+BF = torch.bfloat16
+DEV = "cuda"
+
+
+def _assert_ok(r, what):
+    assert r["ok"], f"{what}: error {r['err']:.3e} > tolerance {r['tol']:.3e} (torch {r['torch_err']:.3e})"
+
+
+def rand(*shape, g, dtype=BF):
+    return torch.randn(shape, device=DEV, generator=g).to(dtype)
+
+
+@pytest.mark.parametrize("cfg", CLUSTER_CANDIDATES, ids=lambda c: c.name)
+def test_cluster_tiles_on_ragged_shapes(cfg):
+    g = torch.Generator(device=DEV).manual_seed(41)
+    # (M, N, K): one row; one pair; odd tile-rows; ragged everything; K under one step; several ring wraps.
+    shapes = [(1, 1, 1), (1, 512, 256), (128, 256, 64), (640, 1024, 512), (1000, 1000, 1000), (136, 264, 24),
+              (3000, 2500, 1024), (333, 77, 4097)]
+    for m, n, k in shapes:
+        a, w = rand(m, k, g=g), rand(n, k, g=g)
+        _assert_ok(check_matmul(a, w.T, config=cfg), f"{cfg.name} M={m} N={n} K={k}")
+    a, w, bias = rand(3, 200, 300, g=g), rand(190, 300, g=g), rand(190, g=g)
+    _assert_ok(check_matmul(a, w.T, bias=bias, config=cfg), f"{cfg.name} batched A + bias")
+    a, b = rand(3, 300, 250, g=g), rand(3, 190, 250, g=g).transpose(1, 2)
+    _assert_ok(check_matmul(a, b, config=cfg), f"{cfg.name} batched A and B")
+    a16, w16 = rand(700, 520, g=g, dtype=torch.float16), rand(900, 520, g=g, dtype=torch.float16)
+    _assert_ok(check_matmul(a16, w16.T, config=cfg), f"{cfg.name} fp16")
+    if check_config(cfg, BF, torch.float32) is None:
+        _assert_ok(check_matmul(a, b, out_dtype=torch.float32, config=cfg), f"{cfg.name} fp32 out")
+
+
+@pytest.mark.parametrize("cfg", CLUSTER_CANDIDATES[:1], ids=lambda c: c.name)
+def test_cluster_tiles_read_other_layouts_through_a_copy(cfg):
+    """A weight contiguous along N cannot be split by rows between the pair: the forced config runs on a K-major
+    copy; a column-major A needs nothing."""
+    g = torch.Generator(device=DEV).manual_seed(42)
+    for a_col, b_col in ((False, False), (True, True), (True, False)):
+        a = strided_operand(300, 200, col_major=a_col, dtype=BF, device=DEV, generator=g)
+        b = strided_operand(200, 500, col_major=b_col, dtype=BF, device=DEV, generator=g)
+        _assert_ok(check_matmul(a, b, config=cfg), f"{cfg.name} layout {a_col, b_col}")
+
+
+def test_cluster_tiles_are_bitwise_repeatable_on_two_streams_and_in_a_graph():
+    cfg = CLUSTER_CANDIDATES[0]
+    g = torch.Generator(device=DEV).manual_seed(43)
+    a, w = rand(2000, 2048, g=g), rand(3000, 2048, g=g)
+    first = warpgemm.matmul(a, w.T, config=cfg)
+    for _ in range(3):
+        assert torch.equal(warpgemm.matmul(a, w.T, config=cfg), first)
+    streams = [torch.cuda.Stream() for _ in range(2)]
+    outs = [None, None]
+    torch.cuda.synchronize()
+    for i, s in enumerate(streams):
+        with torch.cuda.stream(s):
+            outs[i] = warpgemm.matmul(a, w.T, config=cfg)
+    torch.cuda.synchronize()
+    assert all(torch.equal(o, first) for o in outs)
+    out = torch.full_like(first, float("nan"))
+    graph = torch.cuda.CUDAGraph()
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        warpgemm.matmul(a, w.T, out=out, config=cfg)  # warm up (compile) outside the capture
+        out.fill_(float("nan"))
+        with torch.cuda.graph(graph, stream=s):
+            warpgemm.matmul(a, w.T, out=out, config=cfg)
+    torch.cuda.current_stream().wait_stream(s)
+    graph.replay()
+    torch.cuda.synchronize()
+    assert torch.equal(out, first)
+
+
+def test_grouped_forms_refuse_cluster_tiles():
+    g = torch.Generator(device=DEV).manual_seed(44)
+    x, w = rand(256, 128, g=g), rand(4, 64, 128, g=g)
+    offs = torch.tensor([64, 128, 192, 256], device=DEV, dtype=torch.int32)
+    with pytest.raises(ValueError, match="cluster_m"):
+        warpgemm.grouped_mm(x, w.transpose(1, 2), offs=offs, config=CLUSTER_CANDIDATES[1])
