@@ -39,7 +39,8 @@ def test_a_kept_config_is_what_later_calls_run(cache, gen):
     a3, b3 = x.unsqueeze(0), w.t().unsqueeze(0)
     c3 = torch.empty(1, 300, 520, device="cuda", dtype=torch.bfloat16)
     res = tuning.tune_problem(a3, b3, c3, None, candidates=[PICKED, OTHER], timer=timer)
-    assert res.config == PICKED and all(ratio is not None and ratio <= 2 for _, _, ratio, _ in res.rows)
+    # Errors are in output ulps of the product's largest value: a correct bf16 product is within half of one.
+    assert res.config == PICKED and all(ulps is not None and ulps <= 1 for _, _, ulps, _ in res.rows)
     assert "tuned on this GPU" in warpgemm.explain(x, w.t()) and PICKED.name in warpgemm.explain(x, w.t())
     for _ in range(3):  # planned, then the eager recipe
         assert rel_error(warpgemm.linear(x, w), ref) < 1e-2

@@ -350,7 +350,7 @@ def tune(suite: Optional[str] = typer.Option(None, help="tune every shape of a s
                      f"{e['ms'] * 1e3:.1f}", f"{e['heuristic_ms'] / e['ms']:.3f}", f"{ours_ms * 1e3:.1f}",
                      f"{torch_ms * 1e3:.1f}", f"{torch_ms / ours_ms:.3f}"))
         out.append({"shape": case.label, "key": res.key, **e, "matmul_ms": ours_ms, "torch_ms": torch_ms,
-                    "rows": [{"config": c, "ms": ms, "rel_error": err, "note": n} for c, ms, err, n in res.rows]})
+                    "rows": [{"config": c, "ms": ms, "max_error_ulps": err, "note": n} for c, ms, err, n in res.rows]})
         del a, b
     _print_table(f"tuned ({dtype}, layout {layout}); cache {tuning.cache_path()}",
                  ("shape", "heuristics", "us", "kept", "us", "gain", "matmul us", "torch us", "vs torch"), rows)

@@ -294,7 +294,8 @@ class TuneResult:
     key: str
     config: GemmConfig | None  # None: the heuristics' choice stays
     entry: dict
-    rows: list = field(default_factory=list)  # (config name, ms or None, max error ratio, note) per candidate
+    # (config name, ms or None, max |error| in output ulps of the product's largest value, note) per candidate
+    rows: list = field(default_factory=list)
 
 
 def do_bench_ms(fn, config, rep_ms: int = 25) -> float:
@@ -364,7 +365,7 @@ def tune_problem(a3, b3, c3, bias, *, candidates=None, rep_ms: int = 25, timer=N
             run(None)
             h_err = _max_error(scratch, ref)
             h_ms = timer(lambda: run(None), None)
-            rows = [("heuristics: " + h_name, h_ms, 1.0, "")]
+            rows = [("heuristics: " + h_name, h_ms, h_err / ulp, "")]
             if progress:
                 progress(f"  heuristics {h_name:<28} {h_ms * 1e3:9.1f} us")
             best = None
@@ -373,15 +374,14 @@ def tune_problem(a3, b3, c3, bias, *, candidates=None, rep_ms: int = 25, timer=N
                     scratch.fill_(float("nan"))
                     run(cfg)
                     err = _max_error(scratch, ref)
-                    ratio = err / max(h_err, ulp)
                     if err > 2 * h_err + ulp:
-                        rows.append((cfg.name, None, ratio, "error over twice the heuristics': not kept"))
+                        rows.append((cfg.name, None, err / ulp, "error over twice the heuristics': not kept"))
                         continue
                     ms = timer(lambda: run(cfg), cfg)
                 except Exception as e:  # a candidate that cannot run here is skipped, never fatal
                     rows.append((cfg.name, None, None, f"{type(e).__name__}: {e}"))
                     continue
-                rows.append((cfg.name, ms, ratio, ""))
+                rows.append((cfg.name, ms, err / ulp, ""))
                 if progress:
                     progress(f"  {cfg.name:<39} {ms * 1e3:9.1f} us")
                 if best is None or ms < best[1]:

@@ -1,0 +1,117 @@
+"""Column splits beyond the LARGE rule: does a first launch of whole waves of big tiles plus a second launch of
+smaller tiles over the last columns beat one launch on shapes outside the suites (1536^3 and kin, where cuBLAS
+fits its tile count to the SMs)? Every variant is checked against an fp32 product (NaN-filled output) and timed
+against torch.matmul in alternating rounds.
+
+    python scripts/column_split_probe.py OUT.json [--rounds N] [--shapes MxNxK,...]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+from unittest import mock
+
+import torch
+
+from warpgemm import heuristics
+from warpgemm.bench.gemm_bench import environment
+from warpgemm.bench.timing import bench_ms, warm_gpu
+from warpgemm.ops import gemm_impl
+from warpgemm.testing import rel_error
+
+SHAPES = ["1536x1536x1536", "1536x1536x6144", "2048x2048x2048", "3072x3072x3072", "1280x5120x5120",
+          "3000x5000x2000", "2000x2000x8000", "777x4096x11008", "1536x4096x4096", "2560x2560x2560"]
+TILES = {"LARGE": heuristics.LARGE, "MEDIUM": heuristics.MEDIUM, "SMALL": heuristics.SMALL,
+         "NARROW": heuristics.NARROW}
+
+
+def cdiv(a, b):
+    return -(-a // b)
+
+
+def plan(a3, b3, c3, main=None, tail=None, n1=0):
+    """The launch the heuristics would build, or `main` over columns [0, n1) and `tail` over the rest."""
+    gemm_impl._PLANS.clear()
+    if main is None:
+        return gemm_impl.plan_hopper(a3, b3, c3, None, None, may_tune=False)
+    with mock.patch.object(gemm_impl, "resolve_config", lambda config, a, c: (main, "probe")), \
+            mock.patch.object(heuristics, "tail_split_columns", lambda *args: n1), \
+            mock.patch.object(heuristics, "TAIL", tail or heuristics.TAIL):
+        return gemm_impl.plan_hopper(a3, b3, c3, None, None, may_tune=False)
+
+
+def variants(M, N, sms):
+    out = [("heuristics", None, None, 0)]
+    for mname, main in TILES.items():
+        out.append((f"{mname}", main, None, 0))
+        rows, tiles_n = cdiv(M, main.block_m), cdiv(N, main.block_n)
+        waves = rows * tiles_n // sms
+        if waves < 1:
+            continue
+        cols = waves * sms // rows
+        if cols >= tiles_n or cols < 1:
+            continue
+        for tname, tail in TILES.items():
+            if tail.block_m * tail.block_n >= main.block_m * main.block_n:
+                continue
+            n1 = cols * main.block_n
+            out.append((f"{mname}+{tname}@{n1}", main, tail, n1))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("json")
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--shapes", default=",".join(SHAPES))
+    args = ap.parse_args()
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    result = {"environment": environment(), "rows": []}
+    warm_gpu(2.0)
+    for shape in args.shapes.split(","):
+        M, N, K = (int(x) for x in shape.split("x"))
+        g = torch.Generator(device="cuda").manual_seed(M + N + K)
+        a = torch.randn(M, K, device="cuda", generator=g).bfloat16()
+        w = torch.randn(N, K, device="cuda", generator=g).bfloat16()
+        ref = a.float() @ w.float().t()
+        a3, b3 = a.unsqueeze(0), w.t().unsqueeze(0)
+        fns, errs, names = {"cublas": lambda: torch.matmul(a, w.t())}, {}, {}
+        for name, main_cfg, tail, n1 in variants(M, N, sms):
+            c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
+            c3 = c.unsqueeze(0)
+            p = plan(a3, b3, c3, main_cfg, tail, n1)
+            p.launch.launch(a3, b3, c3, None)
+            errs[name] = rel_error(c, ref)
+            names[name] = p.config.name + (f"+{tail.name}@{n1}" if n1 else "")
+            fns[name] = (lambda p, c3: (lambda: p.launch.launch(a3, b3, c3, None)))(p, c3)
+        times = {k: [] for k in fns}
+        for r in range(args.rounds):
+            for k in (list(fns) if r % 2 == 0 else list(fns)[::-1]):
+                times[k].append(bench_ms(fns[k], 80))
+        med = {k: statistics.median(v) for k, v in times.items()}
+        for k in fns:
+            if k == "cublas":
+                continue
+            row = {"shape": shape, "variant": k, "config": names[k], "ms": med[k], "ms_cublas": med["cublas"],
+                   "ratio": med["cublas"] / med[k], "rounds_ms": times[k], "rel_error": errs[k]}
+            result["rows"].append(row)
+            print(f"{shape:>16} {k:>24} {med[k] * 1e3:8.1f} us ratio {row['ratio']:.3f} err {errs[k]:.1e}",
+                  flush=True)
+        del a, w, ref
+    bad = [r for r in result["rows"] if not r["rel_error"] < 1e-2]
+    result["ok"] = not bad
+    with open(args.json, "w") as f:
+        json.dump(result, f, indent=1)
+    print("best per shape:")
+    for shape in args.shapes.split(","):
+        rows = [r for r in result["rows"] if r["shape"] == shape]
+        h = next(r for r in rows if r["variant"] == "heuristics")
+        b = max(rows, key=lambda r: r["ratio"])
+        print(f"{shape:>16} heuristics {h['ratio']:.3f} ({h['config']})  best {b['ratio']:.3f} {b['variant']}")
+    if bad:
+        raise SystemExit(f"{len(bad)} variants wrong: {[(r['shape'], r['variant']) for r in bad]}")
+
+
+if __name__ == "__main__":
+    main()
