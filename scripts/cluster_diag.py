@@ -1,10 +1,12 @@
-"""Why are 2-CTA cluster tiles slower? Max co-resident clusters of the compiled kernel, and time against the grid
-size (programs = 2 x clusters), cluster and plain variants of the same tile (issue 4 probe)."""
+"""Why are 2-CTA cluster tiles slower? Time against the grid size (programs = 2 x clusters), cluster and plain
+variants of the same tile (issue 4 probe). Co-residency is not queried here: triton 3.6's driver utils have no
+occupancy_max_active_clusters (the JSONs of 11-25 hold that AttributeError); cuOccupancyMaxActiveClusters called
+through ctypes (a review, 11-26) gave 66 clusters for each of CLUSTER_CANDIDATES on the H100, so the 132-program
+grid runs at once."""
 import json
 import sys
 
 import torch
-import triton
 
 import warpgemm
 from warpgemm import _env
@@ -17,14 +19,7 @@ out = {}
 for name in ("128x256x64_s3_w8_g16_cm2", "128x256x64_s3_w8_g16"):
     cfg = parse_config(name)
     k = compile_gemm(cfg, a_batched=False)
-    k._init_handles()
-    utils = triton.runtime.driver.active.utils
     res = {"shared": k.metadata.shared}
-    for cl in (1, 2):
-        try:
-            res[f"max_active_clusters_{cl}"] = utils.occupancy_max_active_clusters(k.function, k.metadata.shared, cl)
-        except Exception as e:  # noqa: BLE001
-            res[f"max_active_clusters_{cl}"] = repr(e)
     out[name] = res
     print(name, res, flush=True)
 

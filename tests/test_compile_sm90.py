@@ -6,7 +6,7 @@ and fit its shared memory in 227 KB.
 import pytest
 import torch
 
-from warpgemm.config import SMEM_LIMIT, check_config
+from warpgemm.config import SMEM_LIMIT, GemmConfig, check_config
 from warpgemm.heuristics import SHIPPED_CONFIGS
 from warpgemm.kernels.hopper.aot import compile_gemm, inspect_compiled
 from warpgemm.ops.grouped_ragged_k import forced_config_problem
@@ -287,6 +287,19 @@ def test_cluster_variant_is_rewritten_into_a_cluster_kernel(cfg):
     assert ptx.count("mbarrier.arrive.shared::cluster.b64") == ptx.count(REMOTE_ARRIVE)
     assert ".release.cluster.shared::cluster" not in ptx
     assert ptx.count("barrier.cluster.arrive") == 2  # one per partition: producer and consumer
+
+
+@pytest.mark.parametrize("scale", [1, 2], ids=["tensorwise", "rowwise"])
+def test_fp8_cluster_variant_is_rewritten_and_does_not_spill(scale, tmp_path):
+    """scaled_mm takes a forced cluster config too: the same rewrite on fp8 operands with the scales' epilogue."""
+    cfg = GemmConfig(128, 256, 128, 3, 8, cluster_m=2)
+    kernel = compile_gemm(cfg, in_dtype=torch.float8_e4m3fn, a_batched=False, scale=scale)
+    ptx = kernel.asm["ptx"]
+    assert ".reqnctapercluster 2, 1, 1" in ptx
+    assert ptx.count(".multicast::cluster [") == ptx.count(MULTICAST_BEGIN) == 2
+    assert ptx.count("mbarrier.arrive.shared::cluster.b64") == ptx.count(REMOTE_ARRIVE) >= 1
+    r = inspect_compiled(kernel, "fp8_cluster", str(tmp_path))
+    assert r.stack_bytes == 0 and r.local_bytes == 0, f"register spills: {r}"
 
 
 def test_plain_variant_has_no_cluster_code():

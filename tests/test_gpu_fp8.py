@@ -111,7 +111,9 @@ VARIANTS = FP8_CONFIGS + (
     # Swap-AB split-K whose reduction runs in several row chunks (r0 > 0 in the transposed store), and 32-row
     # swap-AB tiles (the weight in the lower half of a 64-row slot).
     GemmConfig(128, 64, 128, 4, 4, split_k=2, swap_ab=True), GemmConfig(32, 16, 256, 8, 4, swap_ab=True),
-    GemmConfig(32, 64, 128, 6, 4, swap_ab=True))
+    GemmConfig(32, 64, 128, 6, 4, swap_ab=True),
+    # 2-CTA clusters with B multicast (opt-in): the scales and the epilogue see the same tiles as without.
+    GemmConfig(128, 256, 128, 3, 8, cluster_m=2), GemmConfig(64, 128, 128, 6, 4, cluster_m=2))
 
 
 @pytest.mark.parametrize("cfg", VARIANTS, ids=lambda c: c.name)

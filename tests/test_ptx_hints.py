@@ -1,4 +1,5 @@
 """The PTX pass that marks gemm_kernel's TMA stores evict-first in L2 (warpgemm/kernels/hopper/ptx_hints.py)."""
+import pytest
 from triton import knobs
 
 from warpgemm.kernels.hopper import ptx_hints
@@ -179,8 +180,6 @@ def test_cluster_rewrite_touches_only_the_marked_instructions():
 def test_a_cluster_variant_refuses_to_compile_outside_the_pass(monkeypatch, tmp_path):
     import contextlib
 
-    import pytest
-
     from warpgemm.config import GemmConfig
     from warpgemm.kernels.hopper import aot
 
@@ -188,3 +187,31 @@ def test_a_cluster_variant_refuses_to_compile_outside_the_pass(monkeypatch, tmp_
     monkeypatch.setattr(aot, "store_hints", lambda enabled=True: contextlib.nullcontext())
     with pytest.raises(Exception, match="outside .*store_hints"):
         aot.compile_gemm(GemmConfig(128, 128, 64, 6, 4, cluster_m=2), a_batched=False)
+
+
+@pytest.mark.parametrize("edit, why", [
+    # A second TMA load (A's) inside the region would be multicast into the peer's A slot.
+    (lambda p: p.replace("\t// warpgemm:multicast-end", "\t@%p6 cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier"
+                         "::complete_tx::bytes [%r91], [%rd6, {%r1, %r2, %r3}], [%r90];\n\t// warpgemm:multicast-end"),
+     "holds 2 TMA loads"),
+    (lambda p: p.replace("\t// warpgemm:multicast-end %r98\n", ""), "inside an open multicast region"),
+    (lambda p: p.replace("\tbar.sync \t0, 256;", "\tmbarrier.try_wait.parity.shared::cta.b64 %p1, [%r5], %r6;"),
+     "followed by"),
+    (lambda p: p.replace("\tbar.sync \t0, 256;", "\tbra.uni \t$L__BB0_3;"), "followed by"),
+    (lambda p: p.replace("\t@%p28 mbarrier.arrive.shared::cta.b64 _, [%r198];\n", ""), "left open"),
+])
+def test_cluster_rewrite_refuses_ptx_of_another_shape(edit, why):
+    """Where Triton's PTX stops matching, the pass must refuse (the hook turns that into a compile error) rather than
+    multicast the wrong load or arrive on an unrelated barrier; a kernel built half-way would hang or be wrong."""
+    bad = edit(CLUSTER_PTX)
+    assert bad != CLUSTER_PTX
+    with pytest.raises(ValueError, match=why):
+        ptx_hints.cluster_rewrite(bad)
+
+
+def test_the_hook_refuses_a_cluster_compile_whose_ptx_does_not_match():
+    stages = {"ptx": lambda src, metadata: CLUSTER_PTX.replace("\t// warpgemm:multicast-end %r98\n", "")}
+    ptx_hints._hook(None)(None, stages, None, None, 90)
+    ptx_hints._thread.cluster = 2  # what check_cluster_compile leaves for a traced cluster variant
+    with pytest.raises(RuntimeError, match="cluster_m=2 cannot be built"):
+        stages["ptx"](None, {"name": "gemm_kernel"})

@@ -284,6 +284,8 @@ def candidates_for(batches: int, M: int, N: int, in_dtype: torch.dtype, out_dtyp
             continue
         if (cfg.split_k > 1 or cfg.stream_k) and M > 512 and not few_tiles:
             continue
+        if cfg.cluster_m > 1 and M <= cfg.block_m:
+            continue  # one tile-row: the cluster's second CTA would only multiply zero rows
         if check_config(cfg, in_dtype, out_dtype, weight_k_contiguous=weight_k_contiguous) is None:
             out.append(cfg)
     return out

@@ -138,7 +138,8 @@ class GemmLaunch:
             a, b, a_batched, b_batched = swapped(b), swapped(a), b_batched, a_batched
         self.cfg, self.a, self.b, self.c = cfg, a, b, c
         a_kmajor, b_kmajor = a.contiguous_dim == 2, b.contiguous_dim == 1
-        layout = weight_layout_problem(cfg, a_kmajor)
+        # The weight is the caller's B: the kernel's A under swap-AB, its B otherwise (clusters never swap).
+        layout = weight_layout_problem(cfg, a_kmajor if self.swap else b_kmajor)
         if layout is not None:
             raise ValueError(layout)
         self.blocks = operand_blocks(cfg, a_kmajor, b_kmajor)
@@ -166,7 +167,7 @@ class GemmLaunch:
         elif cfg.cluster_m > 1:
             # Whole clusters: one per pair of tiles at most (scheduler.PairedTileScheduler).
             pairs = batches * triton.cdiv(triton.cdiv(M, cfg.block_m), 2) * triton.cdiv(N, cfg.block_n)
-            self.grid = 2 * persistent_grid(pairs, num_sms // 2, M, N)
+            self.grid = 2 * persistent_grid(pairs, max(1, num_sms // 2), M, N)
             self.partial_elems = 0
         else:
             self.grid = persistent_grid(self.tiles, num_sms, M, N)

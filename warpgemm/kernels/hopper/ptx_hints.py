@@ -1,4 +1,7 @@
-"""L2 cache hints on the GEMM's TMA stores, added to the PTX after Triton generates it.
+"""PTX passes over gemm_kernel after Triton generates it: L2 cache hints on the TMA stores, and the 2-CTA cluster
+form (TMA multicast of B, remote mbarrier arrives: `cluster_rewrite`, run for GemmConfig.cluster_m = 2 variants,
+which compile under the same `store_hints()` hook; `check_cluster_compile`). The rest of this text is the store
+hints'.
 
 Why: where a GEMM writes far more than it reads (the MoE weight gradient writes a (G, M, N) output: 3.7 GB for
 128 experts at K7168 N2048, from 0.3 GB of inputs), the output streams through the 50 MB L2 and evicts the input
@@ -61,6 +64,8 @@ def store_counts(ptx: str) -> tuple[int, int]:
 _LOAD = re.compile(r"^(\t(?:@!?%p\d+ )?)(cp\.async\.bulk\.tensor\.\dd\.shared::cluster\.global\.mbarrier::complete_tx"
                    r"::bytes)( \[.*\]);$")
 _ARRIVE = re.compile(r"^\t((?:@!?%p\d+ )?)mbarrier\.arrive\.shared::cta\.b64 _, \[(%r\d+)\];$")
+# A basic-block label or a branch: the end of straight-line code.
+_BRANCH = re.compile(r"^(\$L__BB\d+_\d+:|\t(?:@!?%p\d+ )?bra(?:\.uni)? )")
 MULTICAST_BEGIN = "// warpgemm:multicast-begin"
 MULTICAST_END = "// warpgemm:multicast-end"
 REMOTE_ARRIVE = "// warpgemm:remote-arrive"
@@ -77,8 +82,13 @@ def cluster_rewrite(ptx: str, cluster: int = 2) -> tuple[str, int, int]:
     if cluster != 2:
         raise ValueError(f"the cluster PTX pass builds 2-CTA clusters, got {cluster}")
     out, loads, arrives = [], 0, 0
-    in_multicast = remote_next = False
+    region_loads = None  # TMA loads seen since the open multicast-begin marker; None outside a region
+    remote_next = False
     entry = False
+
+    def refuse(why):
+        raise ValueError(f"cluster PTX pass: {why}; triton's PTX no longer has the shape this pass was written for")
+
     for line in ptx.split("\n"):
         if KERNEL_ENTRY in line:
             entry = True
@@ -88,14 +98,25 @@ def cluster_rewrite(ptx: str, cluster: int = 2) -> tuple[str, int, int]:
             entry = False
             continue
         if MULTICAST_BEGIN in line:
-            in_multicast = True
+            if region_loads is not None or remote_next:
+                refuse("a multicast-begin marker inside an open region")
+            region_loads = 0
         elif MULTICAST_END in line:
-            in_multicast = False
+            # Exactly one load (B's half) per region: a second one, e.g. A's, would be multicast into the peer's
+            # A slot and counted twice on its barrier.
+            if region_loads != 1:
+                refuse(f"a multicast region holds {region_loads} TMA loads, not 1")
+            region_loads = None
         elif REMOTE_ARRIVE in line:
+            if region_loads is not None:
+                refuse("a remote-arrive marker inside an open multicast region")
+            if remote_next:
+                refuse("a remote-arrive marker before the previous one's arrive")
             remote_next = True
-        elif in_multicast and (m := _LOAD.match(line)):
+        elif region_loads is not None and (m := _LOAD.match(line)):
             line = (f"\t{{ .reg .b16 %wgmc; mov.b16 %wgmc, 3;\n"
                     f"{m.group(1)}{m.group(2)}.multicast::cluster{m.group(3)}, %wgmc; }}")
+            region_loads += 1
             loads += 1
         elif remote_next and (m := _ARRIVE.match(line)):
             # The local arrive, then the same arrive on the peer's barrier (default .release.cta semantics, as
@@ -106,7 +127,14 @@ def cluster_rewrite(ptx: str, cluster: int = 2) -> tuple[str, int, int]:
                     f"\t{m.group(1)}mbarrier.arrive.shared::cluster.b64 _, [%wgbar]; }}")
             arrives += 1
             remote_next = False
+        elif remote_next and ("mbarrier." in line or _BRANCH.match(line)):
+            # The marked arrive must be the next barrier operation, in the same basic block.
+            refuse(f"a remote-arrive marker is followed by {line.strip()!r} before its arrive")
+        elif region_loads is not None and _BRANCH.match(line):
+            refuse(f"a multicast region spans control flow ({line.strip()!r})")
         out.append(line)
+    if region_loads is not None or remote_next:
+        refuse("a marker is left open at the end of the PTX")
     return "\n".join(out), loads, arrives
 
 
@@ -131,8 +159,11 @@ def _hook(previous):
             if cluster > 1:
                 # Without the rewrite a cluster kernel would wait forever for its peer's half of B: refuse it.
                 expected = ptx.count(MULTICAST_BEGIN), ptx.count(REMOTE_ARRIVE)
-                ptx, loads, arrives = cluster_rewrite(ptx, cluster)
-                if loads < expected[0] or arrives != expected[1] or ".reqnctapercluster" not in ptx:
+                try:
+                    ptx, loads, arrives = cluster_rewrite(ptx, cluster)
+                except ValueError as e:
+                    raise RuntimeError(f"warpgemm: {e}: cluster_m=2 cannot be built") from None
+                if loads != expected[0] or arrives != expected[1] or ".reqnctapercluster" not in ptx:
                     raise RuntimeError(f"warpgemm: the cluster PTX pass matched {loads} TMA loads for {expected[0]} "
                                        f"multicast markers and {arrives} arrives for {expected[1]} remote-arrive "
                                        "markers: triton's PTX has changed, cluster_m=2 cannot be built")

@@ -260,7 +260,7 @@ class PairedTileScheduler:
     """Whole tiles for 2-CTA clusters (GemmConfig.cluster_m = 2): the CTAs of a cluster (programs 2q and 2q + 1)
     take the two tiles of a 2 x 1 pair, rows 2m and 2m + 1 of one tile column, which read the same B tile (each CTA
     loads half of it and multicasts it to both). Pairs are walked like GroupedTileScheduler's tiles, in bands of
-    GROUP_M // 2 pair-rows (GROUP_M tile-rows). Both CTAs of a cluster walk the same number of pairs with the same
+    max(GROUP_M // 2, 1) pair-rows (GROUP_M tile-rows when GROUP_M is even). Both CTAs of a cluster walk the same number of pairs with the same
     K steps, as their shared ring needs; with an odd number of tile-rows the last pair's lower tile lies past the
     output (its loads read zeros, its store is clipped whole)."""
 
@@ -312,6 +312,9 @@ class PairedTileScheduler:
         batch = u // per_batch
         pair_m, tile_n = grouped_order(u - batch * per_batch, self.pairs_m, self.tiles_n, self.GROUP_M)
         tile_m = 2 * pair_m + self.rank
+        # With an odd tiles_m the last pair's lower tile (tile_m == tiles_m) lies past the output and its id is that
+        # of the next batch's first-row tile: harmless, since only PartialSumEpilogue reads ids and clusters never
+        # split K (config.check_config).
         tile = (batch * self.tiles_m + tile_m) * self.tiles_n + tile_n
         return WorkItem(batch, tile_m * self.BLOCK_M, tile_n * self.BLOCK_N, tile, u * 0, u * 0, self.num_k,
                         (tile_m + 1) * self.BLOCK_M, u * 0)
