@@ -260,9 +260,6 @@ def test_group_gemm_kernel_compiles_clean():
     descriptors built on the device (tensormap in global scratch), no spills, and its programs per SM fit in
     shared memory together."""
     import json
-    import os
-    import subprocess
-    import sys
 
     from warpgemm.kernels.hopper.group_gemm_tma import TILE_CONFIGS
 

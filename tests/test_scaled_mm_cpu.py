@@ -79,10 +79,15 @@ def test_torch_argument_order():
         warpgemm.scaled_mm(a, b, sa, sb, out_dtype=[BF])  # unhashable: named, not a KeyError from a cache
 
 
-def test_no_autograd_through_scales():
+def test_inputs_that_need_grad_give_a_backward_that_raises():
+    """As torch._scaled_mm: the forward runs, and differentiating through it raises (no silent zero gradient)."""
     a, b, sa, sb = operands()
     out = warpgemm.scaled_mm(a, b, sa.requires_grad_(), sb, out_dtype=BF)
-    assert not out.requires_grad
+    assert out.requires_grad
+    with pytest.raises(RuntimeError, match="derivative of warpgemm.scaled_mm is not implemented"):
+        out.float().sum().backward()
+    with torch.no_grad():
+        assert not warpgemm.scaled_mm(a, b, sa, sb, out_dtype=BF).requires_grad
 
 
 def test_both_e5m2_refused_and_mixed_accepted():

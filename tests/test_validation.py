@@ -131,3 +131,105 @@ def test_linear_shares_a_recipe_that_matmul_recorded(monkeypatch):
     assert api._RECIPES.get(linear_key) is recipe
     warpgemm.linear(x, w)
     assert CountingLaunch.calls == 2
+
+
+# What a first hour of use on the CPU turned up (an audit, 2026-11-26).
+
+def test_an_expanded_out_is_refused_not_half_written():
+    a, b = t(5, 7), t(7, 4)
+    with pytest.raises(ValueError, match=r"out must not have overlapping elements .*shape \(5, 4\) with strides "
+                                         r"\(1, 0\)"):
+        warpgemm.matmul(a, b, out=torch.zeros(5, 1, dtype=BF).expand(5, 4))
+    x, w = t(6, 8), t(2, 8, 3)
+    offs = torch.tensor([2, 6], dtype=torch.int32)
+    with pytest.raises(ValueError, match="out must not have overlapping elements"):
+        warpgemm.grouped_mm(x, w, offs, out=torch.zeros(1, 3, dtype=BF).expand(6, 3))
+
+
+def test_out_that_needs_grad_or_inputs_that_need_grad_are_refused_with_out():
+    a, b = t(5, 7), t(7, 4)
+    with pytest.raises(RuntimeError, match="out requires grad"):
+        warpgemm.matmul(a, b, out=torch.empty(5, 4, dtype=BF, requires_grad=True))
+    x, w = t(6, 8).requires_grad_(), t(2, 8, 3)
+    with pytest.raises(RuntimeError, match="grouped_mm.*out=.*automatic differentiation"):
+        warpgemm.grouped_mm(x, w, torch.tensor([2, 6], dtype=torch.int32), out=torch.empty(6, 3, dtype=BF))
+    with torch.no_grad():  # without grad mode the same call is fine
+        warpgemm.grouped_mm(x, w, torch.tensor([2, 6], dtype=torch.int32), out=torch.empty(6, 3, dtype=BF))
+
+
+def test_scaled_mm_keeps_a_bias_that_needs_grad_in_the_graph():
+    a = torch.randn(16, 32).to(torch.float8_e4m3fn)
+    b = torch.randn(16, 32).to(torch.float8_e4m3fn).t()
+    one = torch.tensor(1.0)
+    bias = torch.randn(16, requires_grad=True)
+    out = warpgemm.scaled_mm(a, b, one, one, bias, out_dtype=torch.float32)
+    with pytest.raises(RuntimeError, match="derivative of warpgemm.scaled_mm is not implemented"):
+        out.sum().backward()
+
+
+def test_an_invalid_forced_config_is_refused_on_every_path():
+    """A config the GPU would refuse must not pass silently on the CPU (the portable path ignores configs)."""
+    with pytest.raises(ValueError, match=r"config .* is invalid for torch.bfloat16 inputs"):
+        warpgemm.matmul(t(8, 8), t(8, 8), config=GemmConfig(block_m=100))
+
+
+def test_non_tensor_bias_and_wrong_out_dtype_name_the_argument():
+    with pytest.raises(TypeError, match="bias must be a torch.Tensor, got list"):
+        warpgemm.matmul(t(5, 4), t(4, 4), bias=[1.0, 2.0, 3.0, 4.0])
+    with pytest.raises(TypeError, match=r"out must have dtype torch.bfloat16 or torch.float32 for torch.bfloat16 "
+                                        r"inputs, got torch.float16"):
+        warpgemm.matmul(t(5, 4), t(4, 4), out=torch.empty(5, 4, dtype=torch.float16))
+
+
+def test_grouped_offs_messages_for_the_groups_along_k_form():
+    a, b = t(4, 10), t(10, 3)
+    with pytest.raises(ValueError, match=r"offs is required for the 2-D x 2-D .* cumulative end offsets \(one per "
+                                         r"group\)"):
+        warpgemm.grouped_mm(a, b)
+    with pytest.raises(ValueError, match=r"offs must have shape \(G,\) for G groups, got \(2, 1\)"):
+        warpgemm.grouped_mm(a, b, torch.tensor([[4], [10]], dtype=torch.int32))
+
+
+def test_meta_tensors_plan_and_infer_shapes():
+    a = torch.empty(300, 4096, dtype=BF, device="meta")
+    w = torch.empty(11008, 4096, dtype=BF, device="meta")
+    text = warpgemm.explain(a, w.t())
+    assert "path=hopper" in text and "config=" in text, text
+    out = warpgemm.matmul(a, w.t())
+    assert out.device.type == "meta" and out.shape == (300, 11008) and out.dtype == BF
+    assert warpgemm.linear(a, w).shape == (300, 11008)
+
+
+def test_matmul_with_out_compiles_fullgraph():
+    a, b = t(5, 7), t(7, 4)
+
+    def f(a, b, o):
+        return warpgemm.matmul(a, b, out=o)
+
+    o = torch.full((5, 4), float("nan"), dtype=BF)
+    torch.compile(f, fullgraph=True)(a, b, o)
+    assert torch.allclose(o.float(), a.float() @ b.float(), rtol=2e-2, atol=2e-2)
+    with pytest.raises(Exception, match="out must not share memory with a"):
+        torch.compile(f, fullgraph=True)(a, b, a[:, :4])
+
+
+def test_bench_without_a_hopper_gpu_exits_nonzero_and_writes_nothing(tmp_path):
+    from typer.testing import CliRunner
+
+    from warpgemm.cli import app
+
+    if torch.cuda.is_available() and _env.is_hopper(torch.cuda.current_device()):
+        pytest.skip("a Hopper GPU is here: bench would run")
+    res = CliRunner().invoke(app, ["bench", "dense", "--json", str(tmp_path / "o.json")], terminal_width=200)
+    assert res.exit_code == 2 and "needs an NVIDIA Hopper GPU" in res.output, res.output
+    assert not (tmp_path / "o.json").exists()
+
+
+def test_config_fields_are_typed_at_construction():
+    for bad, what in ((dict(block_m="128"), "block_m must be an int, got '128'"),
+                      (dict(stages=3.0), "stages must be an int, got 3.0"),
+                      (dict(stream_k=2), "stream_k must be a bool, got 2")):
+        with pytest.raises(TypeError, match=what):
+            GemmConfig(**bad)
+    cfg = GemmConfig(stream_k=True)
+    assert GemmConfig.from_list(cfg.to_list()) == cfg and GemmConfig.from_list(cfg.to_list()).stream_k is True

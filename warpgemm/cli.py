@@ -26,10 +26,18 @@ def _has_hopper() -> bool:
     return torch.cuda.is_available() and _env.is_hopper(torch.cuda.current_device())
 
 
+def _no_hopper_reason() -> str:
+    if not torch.cuda.is_available():
+        return "no CUDA GPU here"
+    i = torch.cuda.current_device()
+    cap = _env.capability(i)
+    return f"cuda:{i} is {_env.device_name(i)} (sm_{cap[0]}{cap[1]})"
+
+
 def _no_gpu_notice(what: str) -> None:
-    console.print(f"[yellow]No CUDA GPU here: {what} needs an NVIDIA Hopper GPU (H100/H200).[/yellow]\n"
-                  "Running the portable kernels under the Triton interpreter on small shapes instead.")
-    _cpu_demo()
+    """A benchmark cannot stand in for itself: say why and exit with status 2 (nothing run, no JSON written)."""
+    console.print(f"[red]{what} needs an NVIDIA Hopper GPU (H100/H200): {_no_hopper_reason()}.[/red]")
+    raise typer.Exit(2)
 
 
 def _cpu_demo() -> None:
@@ -316,7 +324,7 @@ def tune(suite: Optional[str] = typer.Option(None, help="tune every shape of a s
     if (suite is None) == (shapes is None):
         raise typer.BadParameter("give exactly one of --suite or --shapes (or --show / --clear)")
     if not _has_hopper():
-        console.print("[yellow]No Hopper GPU here: tune times the sm_90 kernels and needs an H100/H200.[/yellow]")
+        console.print(f"[yellow]tune times the sm_90 kernels and needs an H100/H200: {_no_hopper_reason()}.[/yellow]")
         raise typer.Exit(1)
     import warpgemm
     from .bench.gemm_bench import DTYPES, make_operands
@@ -378,7 +386,11 @@ def info():
 def check(json_path: Optional[Path] = typer.Option(None, "--json")):
     """Correctness matrix on this GPU: ragged shapes x layouts x dtypes, NaN-filled outputs, vs float32."""
     if not _has_hopper():
-        _no_gpu_notice("check")
+        if torch.cuda.is_available():
+            _no_gpu_notice("check")
+        console.print(f"[yellow]check runs the sm_90 kernels: {_no_hopper_reason()}. The portable kernels under the "
+                      "Triton interpreter on small shapes instead:[/yellow]")
+        _cpu_demo()
         return
     from .testing import check_matrix
 

@@ -65,6 +65,18 @@ class GemmConfig:
     swap_ab: bool = False
     cluster_m: int = 1
 
+    def __post_init__(self):
+        # Types only (what a config can run is check_config's question, asked per problem): a "128" or 128.0
+        # would otherwise reach the kernel's constexprs. from_list passes 0/1 for the flags (torch.library ints).
+        for f in dataclasses.fields(self):
+            v = getattr(self, f.name)
+            if f.type in (bool, "bool"):
+                if v not in (0, 1) or not isinstance(v, int):
+                    raise TypeError(f"GemmConfig.{f.name} must be a bool, got {v!r}")
+                object.__setattr__(self, f.name, bool(v))
+            elif not isinstance(v, int) or isinstance(v, bool):
+                raise TypeError(f"GemmConfig.{f.name} must be an int, got {v!r}")
+
     @property
     def name(self) -> str:
         return (f"{self.block_m}x{self.block_n}x{self.block_k}_s{self.stages}"

@@ -33,9 +33,13 @@ def _prepare(a, b, bias, out, out_dtype, config, names):
     if out is not None:
         if tuple(out.shape) != shapes.out_shape:
             raise ValueError(f"out must have shape {shapes.out_shape}, got {tuple(out.shape)}")
+        checks.check_out_writable(out)
         checks.check_out_not_aliasing(out, **{an: a, bn: b, "bias": bias})
-    if config is not None and not isinstance(config, GemmConfig):
-        raise TypeError(f"config must be a warpgemm.GemmConfig or None, got {type(config).__name__}")
+    if config is not None:
+        if not isinstance(config, GemmConfig):
+            raise TypeError(f"config must be a warpgemm.GemmConfig or None, got {type(config).__name__}")
+        # Checked on every path, so a config that the GPU would refuse is refused on the CPU too.
+        gemm_impl.check_forced_config(config, a.dtype, out_dtype)
     return shapes, out_dtype
 
 
@@ -86,7 +90,8 @@ def _matmul(a, b, bias, out, out_dtype, config, names, alias_key=None):
     cfg = None if config is None else config.to_list()
     if needs_grad is None:
         needs_grad = _needs_grad(a, b, bias)
-    dispatch = needs_grad or not plain or torch.compiler.is_compiling()
+    # Meta tensors (shape inference, planning without a GPU) take the ops' fake implementations.
+    dispatch = needs_grad or not plain or torch.compiler.is_compiling() or a.device.type == "meta"
     if out is None:
         if dispatch:
             return torch.ops.warpgemm.bmm(a3, b3, bias, out_dtype, cfg).view(shapes.out_shape)

@@ -26,6 +26,9 @@ def resolve_out_dtype(in_dtype: torch.dtype, out_dtype, out: torch.Tensor | None
     if out is not None:
         check_tensor("out", out)
         if out_dtype is None:
+            if out.dtype not in (in_dtype, torch.float32):
+                raise TypeError(f"out must have dtype {in_dtype} or torch.float32 for {in_dtype} inputs, "
+                                f"got {out.dtype}")
             out_dtype = out.dtype
         elif out.dtype != out_dtype:
             raise TypeError(f"out must have dtype out_dtype ({out_dtype}), got {out.dtype}")
@@ -40,6 +43,8 @@ def check_devices(allow_cpu: bool = False, **tensors) -> torch.device:
     """All tensors on one device, and a device warpgemm can run on. Returns that device. allow_cpu: the op has a
     CPU path that needs no interpreter (scaled_mm's float32 composite)."""
     items = [(k, v) for k, v in tensors.items() if v is not None]
+    for name, t in items:
+        check_tensor(name, t)
     name0, t0 = items[0]
     dev = t0.device
     for name, t in items[1:]:
@@ -75,7 +80,23 @@ def shares_memory(x: torch.Tensor, y: torch.Tensor) -> bool:
     return x.device == y.device and x.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
 
 
+def check_out_writable(out: torch.Tensor) -> None:
+    """out must hold one element per output position (torch's ops refuse an expanded `out` too: every position
+    sharing a location would be written by several programs, and only one write would survive) and must not need
+    autograd (out= ops do not record gradients)."""
+    for size, stride in zip(out.shape, out.stride()):
+        if size > 1 and stride == 0:
+            raise ValueError(f"out must not have overlapping elements (an expanded view), got shape "
+                             f"{tuple(out.shape)} with strides {out.stride()}: pass a tensor with one element per "
+                             "output position")
+    if out.requires_grad and torch.is_grad_enabled():
+        raise RuntimeError("out=... arguments don't support automatic differentiation, but out requires grad")
+
+
 def check_out_not_aliasing(out: torch.Tensor, **inputs) -> None:
+    if torch.compiler.is_compiling():
+        # Storage addresses are not traceable; the registered out= ops check again when they run (library.py).
+        return
     for name, t in inputs.items():
         if t is not None and shares_memory(out, t):
             raise ValueError(f"out must not share memory with {name}: the kernel reads {name} while writing out")

@@ -21,6 +21,9 @@ class PathChoice(NamedTuple):
 
 
 def select_path(device: torch.device) -> PathChoice:
+    if device.type == "meta":
+        # Planning without a GPU (explain, shape inference): as on the GPU the library is built for.
+        return PathChoice("hopper", "meta tensors: planned as on an sm_90 GPU")
     if device.type == "cpu":
         return PathChoice("portable", "CPU tensor under the Triton interpreter")
     if _env.BACKEND == "portable":
@@ -33,11 +36,15 @@ def select_path(device: torch.device) -> PathChoice:
     return PathChoice("portable", f"sm_{cap[0]}{cap[1]} has no wgmma")
 
 
+def check_forced_config(config: GemmConfig, in_dtype: torch.dtype, out_dtype: torch.dtype) -> None:
+    reason = check_config(config, in_dtype, out_dtype)
+    if reason is not None:
+        raise ValueError(f"config {config} is invalid for {in_dtype} inputs and a {out_dtype} output: {reason}")
+
+
 def resolve_config(config: GemmConfig | None, a3: torch.Tensor, c3: torch.Tensor) -> tuple[GemmConfig, str]:
     if config is not None:
-        reason = check_config(config, a3.dtype, c3.dtype)
-        if reason is not None:
-            raise ValueError(f"config {config} is invalid for {a3.dtype} inputs and a {c3.dtype} output: {reason}")
+        check_forced_config(config, a3.dtype, c3.dtype)
         return config, "forced by the caller"
     batches, M, N = c3.shape
     return heuristics.choose_config(batches, M, N, a3.shape[2], a3.dtype, c3.dtype, _env.sms_for(c3.device))

@@ -48,14 +48,19 @@ from . import checks
 _CHECK_OFFS = os.environ.get("WARPGEMM_CHECK_OFFS", "0").lower() in {"1", "true", "yes", "on"}
 
 
-def _check_offs(offs, groups: int, bound: int, what: str, device) -> None:
+def _check_offs(offs, groups: int | None, bound: int, what: str, device) -> None:
+    """groups: the number of groups the operands fix (the 2-D x 3-D form), or None where offs alone says it."""
+    count = "one per group" if groups is None else str(groups)
     if offs is None:
-        raise ValueError(f"offs is required for the {what} form: an int32 tensor of {groups} cumulative end offsets")
+        raise ValueError(f"offs is required for the {what} form: a 1-D int32 tensor of cumulative end offsets "
+                         f"({count})")
     checks.check_tensor("offs", offs)
     if offs.dtype != torch.int32:
         raise TypeError(f"offs must be torch.int32, got {offs.dtype}")
-    if offs.dim() != 1 or offs.shape[0] != groups:
-        raise ValueError(f"offs must have shape ({groups},) (one end offset per group), got {tuple(offs.shape)}")
+    if offs.dim() != 1 or (groups is not None and offs.shape[0] != groups):
+        want = "(G,) for G groups" if groups is None else f"({groups},) (one end offset per group)"
+        raise ValueError(f"offs must have shape {want}, got {tuple(offs.shape)}")
+    groups = offs.shape[0]
     if offs.device != device:
         raise ValueError(f"offs must be on the operands' device ({device}), got {offs.device}")
     if _CHECK_OFFS and groups:
@@ -313,8 +318,8 @@ def grouped_mm(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor | None = Non
     elif a.dim() == 2 and b.dim() == 2:
         if a.shape[1] != b.shape[0]:
             raise ValueError(f"a (M, T) and b (T, N) must share T, got {tuple(a.shape)} and {tuple(b.shape)}")
-        G = 0 if offs is None else (offs.shape[0] if offs.dim() == 1 else -1)
-        _check_offs(offs, G, a.shape[1], "2-D x 2-D (groups along K)", device)
+        _check_offs(offs, None, a.shape[1], "2-D x 2-D (groups along K)", device)
+        G = offs.shape[0]
         if config is not None:
             from .grouped_ragged_k import forced_config_problem
 
@@ -341,6 +346,11 @@ def grouped_mm(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor | None = Non
         return out
     if tuple(out.shape) != shape:
         raise ValueError(f"out must have shape {shape}, got {tuple(out.shape)}")
+    if torch.is_grad_enabled() and (a.requires_grad or b.requires_grad):
+        raise RuntimeError("grouped_mm(): functions with out=... arguments don't support automatic differentiation")
+    checks.check_out_writable(out)
+    if torch.compiler.is_compiling():
+        raise RuntimeError("grouped_mm(out=...) cannot be traced by torch.compile; call it without out= there")
     checks.check_out_not_aliasing(out, a=a, b=b)
     _run(a, b, offs, out, config, keep_rows=True)
     return out

@@ -15,7 +15,8 @@ Differences from torch._scaled_mm, all on purpose:
 - Any strides and alignments: operands torch refuses (a column-major a, a row-major b, K or N not a multiple of 16,
   scales at an offset) are read correctly, through copies where TMA needs them.
 - A bias may be fp32 with any output dtype.
-- No autograd (torch._scaled_mm has none either).
+- No autograd (torch._scaled_mm has none either): with inputs that need grad the output is in the graph and its
+  backward raises, as torch's does.
 """
 from __future__ import annotations
 
@@ -193,6 +194,20 @@ def _scaled_mm_fake(a, b, scale_a, scale_b, bias, out_dtype, config):
     return a.new_empty((a.shape[0], b.shape[1]), dtype=out_dtype)
 
 
+class _NoDerivative(torch.autograd.Function):
+    """The output of a call whose inputs require grad, as torch._scaled_mm leaves it: part of the graph, with a
+    backward that raises (a result detached from the graph would drop those gradients without a word)."""
+
+    @staticmethod
+    def forward(ctx, out, *inputs):
+        return out
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError("the derivative of warpgemm.scaled_mm is not implemented (nor is torch._scaled_mm's): "
+                           "its inputs must not require grad where a loss is differentiated through it")
+
+
 def scaled_mm(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor, bias: Tensor | None = None,
               scale_result: Tensor | None = None, out_dtype: torch.dtype | None = None, use_fast_accum: bool = True,
               *, config: GemmConfig | None = None) -> Tensor:
@@ -205,7 +220,9 @@ def scaled_mm(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor, bias: Tens
     fast = (type(a) is Tensor and type(b) is Tensor and type(scale_a) is Tensor and type(scale_b) is Tensor
             and (bias is None or type(bias) is Tensor) and (config is None or type(config) is GemmConfig)
             and type(out_dtype) is torch.dtype and use_fast_accum is True and not _env.LOG_ENABLED
-            and not torch.compiler.is_compiling())
+            and not torch.compiler.is_compiling()
+            and not (a.requires_grad or b.requires_grad or scale_a.requires_grad or scale_b.requires_grad
+                     or (bias is not None and bias.requires_grad)))
     if fast:
         key = _recipe_key(a, b, scale_a, scale_b, bias, out_dtype, config)
         r = _RECIPES.get(key)
@@ -215,6 +232,11 @@ def scaled_mm(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor, bias: Tens
             r.launch.launch(a, b, c, bias, scales=(scale_a, scale_b))
             return c
     mode = validate(a, b, scale_a, scale_b, bias, out_dtype, use_fast_accum, config)
+    graded = [t for t in (a, b, scale_a, scale_b, bias) if t is not None and t.requires_grad]
+    if graded and torch.is_grad_enabled():
+        with torch.no_grad():
+            c = scaled_mm(a, b, scale_a, scale_b, bias, None, out_dtype, use_fast_accum, config=config)
+        return _NoDerivative.apply(c, *graded)
     if torch.compiler.is_compiling() or a.device.type == "meta":
         return torch.ops.warpgemm.scaled_mm(a, b, scale_a, scale_b, bias, out_dtype,
                                             None if config is None else config.to_list())
