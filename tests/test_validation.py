@@ -8,9 +8,12 @@ from warpgemm.config import GemmConfig
 from warpgemm.ops import gemm_impl
 
 BF = torch.bfloat16
+# CPU tensors run under the Triton interpreter (conftest sets it where there is no GPU); on a GPU machine, where
+# CPU tensors are refused without it, the same checks run on CUDA tensors.
+DEV = "cuda" if torch.cuda.is_available() else "cpu"
 
 
-def t(*shape, dtype=BF, device="cpu"):
+def t(*shape, dtype=BF, device=DEV):
     return torch.randn(shape, device=device).to(dtype)
 
 
@@ -36,7 +39,7 @@ def test_batch_dims_that_do_not_broadcast():
 
 def test_zero_dim_input():
     with pytest.raises(ValueError, match="at least 1 dimension"):
-        warpgemm.matmul(torch.tensor(1.0, dtype=BF), t(3))
+        warpgemm.matmul(torch.tensor(1.0, dtype=BF, device=DEV), t(3))
 
 
 def test_not_a_tensor():
@@ -45,14 +48,14 @@ def test_not_a_tensor():
 
 
 def test_different_devices():
-    with pytest.raises(ValueError, match=r"b must be on the same device as a \(cpu\), got meta"):
+    with pytest.raises(ValueError, match=rf"b must be on the same device as a \({DEV}(:0)?\), got meta"):
         warpgemm.matmul(t(4, 4), torch.empty(4, 4, dtype=BF, device="meta"))
 
 
 def test_cpu_tensors_without_interpreter(monkeypatch):
     monkeypatch.setattr(_env, "INTERPRET", False)
     with pytest.raises(ValueError, match="TRITON_INTERPRET=1"):
-        warpgemm.matmul(t(4, 4), t(4, 4))
+        warpgemm.matmul(t(4, 4, device="cpu"), t(4, 4, device="cpu"))
 
 
 def test_out_dtype_checks():
@@ -122,8 +125,8 @@ def test_linear_shares_a_recipe_that_matmul_recorded(monkeypatch):
 
     monkeypatch.setattr(api, "_RECIPES", {})
     monkeypatch.setattr(torch._C, "_cuda_getDevice", lambda: 0, raising=False)
-    x = torch.randn(8, 32, dtype=torch.bfloat16)
-    w = torch.randn(16, 32, dtype=torch.bfloat16)
+    x = torch.randn(8, 32, dtype=torch.bfloat16, device=DEV)
+    w = torch.randn(16, 32, dtype=torch.bfloat16, device=DEV)
     recipe = api._Recipe((8, 16), torch.bfloat16, torch.device("cuda", 0), CountingLaunch())
     api._RECIPES[api._recipe_key(x, w.t(), None, None, None)] = recipe
     linear_key = ("linear", ) + api._recipe_key(x, w, None, None, None)
@@ -139,29 +142,30 @@ def test_an_expanded_out_is_refused_not_half_written():
     a, b = t(5, 7), t(7, 4)
     with pytest.raises(ValueError, match=r"out must not have overlapping elements .*shape \(5, 4\) with strides "
                                          r"\(1, 0\)"):
-        warpgemm.matmul(a, b, out=torch.zeros(5, 1, dtype=BF).expand(5, 4))
+        warpgemm.matmul(a, b, out=torch.zeros(5, 1, dtype=BF, device=DEV).expand(5, 4))
     x, w = t(6, 8), t(2, 8, 3)
-    offs = torch.tensor([2, 6], dtype=torch.int32)
+    offs = torch.tensor([2, 6], dtype=torch.int32, device=DEV)
     with pytest.raises(ValueError, match="out must not have overlapping elements"):
-        warpgemm.grouped_mm(x, w, offs, out=torch.zeros(1, 3, dtype=BF).expand(6, 3))
+        warpgemm.grouped_mm(x, w, offs, out=torch.zeros(1, 3, dtype=BF, device=DEV).expand(6, 3))
 
 
 def test_out_that_needs_grad_or_inputs_that_need_grad_are_refused_with_out():
     a, b = t(5, 7), t(7, 4)
     with pytest.raises(RuntimeError, match="out requires grad"):
-        warpgemm.matmul(a, b, out=torch.empty(5, 4, dtype=BF, requires_grad=True))
+        warpgemm.matmul(a, b, out=torch.empty(5, 4, dtype=BF, device=DEV, requires_grad=True))
     x, w = t(6, 8).requires_grad_(), t(2, 8, 3)
+    offs = torch.tensor([2, 6], dtype=torch.int32, device=DEV)
     with pytest.raises(RuntimeError, match="grouped_mm.*out=.*automatic differentiation"):
-        warpgemm.grouped_mm(x, w, torch.tensor([2, 6], dtype=torch.int32), out=torch.empty(6, 3, dtype=BF))
+        warpgemm.grouped_mm(x, w, offs, out=torch.empty(6, 3, dtype=BF, device=DEV))
     with torch.no_grad():  # without grad mode the same call is fine
-        warpgemm.grouped_mm(x, w, torch.tensor([2, 6], dtype=torch.int32), out=torch.empty(6, 3, dtype=BF))
+        warpgemm.grouped_mm(x, w, offs, out=torch.empty(6, 3, dtype=BF, device=DEV))
 
 
 def test_scaled_mm_keeps_a_bias_that_needs_grad_in_the_graph():
-    a = torch.randn(16, 32).to(torch.float8_e4m3fn)
-    b = torch.randn(16, 32).to(torch.float8_e4m3fn).t()
-    one = torch.tensor(1.0)
-    bias = torch.randn(16, requires_grad=True)
+    a = torch.randn(16, 32, device=DEV).to(torch.float8_e4m3fn)
+    b = torch.randn(16, 32, device=DEV).to(torch.float8_e4m3fn).t()
+    one = torch.tensor(1.0, device=DEV)
+    bias = torch.randn(16, device=DEV, requires_grad=True)
     out = warpgemm.scaled_mm(a, b, one, one, bias, out_dtype=torch.float32)
     with pytest.raises(RuntimeError, match="derivative of warpgemm.scaled_mm is not implemented"):
         out.sum().backward()
@@ -178,7 +182,7 @@ def test_non_tensor_bias_and_wrong_out_dtype_name_the_argument():
         warpgemm.matmul(t(5, 4), t(4, 4), bias=[1.0, 2.0, 3.0, 4.0])
     with pytest.raises(TypeError, match=r"out must have dtype torch.bfloat16 or torch.float32 for torch.bfloat16 "
                                         r"inputs, got torch.float16"):
-        warpgemm.matmul(t(5, 4), t(4, 4), out=torch.empty(5, 4, dtype=torch.float16))
+        warpgemm.matmul(t(5, 4), t(4, 4), out=torch.empty(5, 4, dtype=torch.float16, device=DEV))
 
 
 def test_grouped_offs_messages_for_the_groups_along_k_form():
@@ -187,7 +191,7 @@ def test_grouped_offs_messages_for_the_groups_along_k_form():
                                          r"group\)"):
         warpgemm.grouped_mm(a, b)
     with pytest.raises(ValueError, match=r"offs must have shape \(G,\) for G groups, got \(2, 1\)"):
-        warpgemm.grouped_mm(a, b, torch.tensor([[4], [10]], dtype=torch.int32))
+        warpgemm.grouped_mm(a, b, torch.tensor([[4], [10]], dtype=torch.int32, device=DEV))
 
 
 def test_meta_tensors_plan_and_infer_shapes():
@@ -206,7 +210,7 @@ def test_matmul_with_out_compiles_fullgraph():
     def f(a, b, o):
         return warpgemm.matmul(a, b, out=o)
 
-    o = torch.full((5, 4), float("nan"), dtype=BF)
+    o = torch.full((5, 4), float("nan"), dtype=BF, device=DEV)
     torch.compile(f, fullgraph=True)(a, b, o)
     assert torch.allclose(o.float(), a.float() @ b.float(), rtol=2e-2, atol=2e-2)
     with pytest.raises(Exception, match="out must not share memory with a"):
