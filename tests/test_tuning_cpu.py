@@ -290,6 +290,9 @@ def test_cli_shows_and_clears_the_cache(cache):
     assert shown.exit_code == 0 and FAST.name in shown.output and "M64 N24 K32" in shown.output
     wrong = runner.invoke(app, ["tune"])
     assert wrong.exit_code != 0 and "exactly one of --suite or --shapes" in wrong.output
+    for bogus in ("bogus", "64x64", "0x64x64"):  # a typo is a typo on any machine, GPU or not
+        typo = runner.invoke(app, ["tune", "--shapes", bogus])
+        assert typo.exit_code == 2 and "shapes must" in typo.output, typo.output
     no_gpu = runner.invoke(app, ["tune", "--shapes", "64x64x64"])
     assert no_gpu.exit_code == 1 and "needs an H100" in no_gpu.output
     cleared = runner.invoke(app, ["tune", "--clear"], terminal_width=300)

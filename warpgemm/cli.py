@@ -323,10 +323,6 @@ def tune(suite: Optional[str] = typer.Option(None, help="tune every shape of a s
         return
     if (suite is None) == (shapes is None):
         raise typer.BadParameter("give exactly one of --suite or --shapes (or --show / --clear)")
-    if not _has_hopper():
-        console.print(f"[yellow]tune times the sm_90 kernels and needs an H100/H200: {_no_hopper_reason()}.[/yellow]")
-        raise typer.Exit(1)
-    import warpgemm
     from .bench.gemm_bench import DTYPES, make_operands
     from .bench.suites import GEMM_SUITES, GemmCase
 
@@ -339,8 +335,18 @@ def tune(suite: Optional[str] = typer.Option(None, help="tune every shape of a s
             cases = [GemmCase(*(int(v) for v in s.lower().split("x"))) for s in shapes.split(",")]
         except (TypeError, ValueError):
             raise typer.BadParameter(f"shapes must look like 4096x4096x4096,128x14336x4096; got {shapes!r}")
+        if any(min(c) < 1 for c in cases):
+            raise typer.BadParameter(f"shapes must have sizes >= 1, got {shapes!r}")
     if dtype not in DTYPES:
         raise typer.BadParameter(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
+    if layout not in ("nt", "nn"):
+        raise typer.BadParameter(f"layout must be nt or nn, got {layout!r}")
+    # The arguments are checked first: a typo is reported as one on any machine.
+    if not _has_hopper():
+        console.print(f"[yellow]tune times the sm_90 kernels and needs an H100/H200: {_no_hopper_reason()}.[/yellow]")
+        raise typer.Exit(1)
+    import warpgemm
+
     rows, out = [], []
     for case in cases:
         a, b = make_operands(case, DTYPES[dtype], layout)
