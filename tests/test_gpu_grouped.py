@@ -268,6 +268,32 @@ def test_batched_and_ragged_k_forms():
         assert torch.allclose(got[i].float(), want, rtol=2e-2, atol=2e-1), i
 
 
+@pytest.mark.parametrize("b_nmajor", [False, True], ids=["b_row_major", "b_col_major"])
+def test_groups_along_n_form(b_nmajor):
+    """3-D x 2-D (columns of group g use a[g]): the token form on transposed views. Ragged and empty groups, a
+    NaN-filled out whose columns past offs[-1] stay unwritten, against fp32 per group (and torch._grouped_mm where
+    it takes the layout)."""
+    g = torch.Generator(device=DEV).manual_seed(17)
+    sizes = [300, 0, 77, 640]
+    G, M, K, N = len(sizes), 200, 384, sum(sizes) + 9
+    a = rand(G, M, K, g=g)
+    b = rand(N, K, g=g).t() if b_nmajor else rand(K, N, g=g)
+    offs = offsets(sizes)
+    out = torch.full((M, N), float("nan"), device=DEV, dtype=BF)
+    assert warpgemm.grouped_mm(a, b, offs, out=out) is out
+    n = sum(sizes)
+    want = torch.cat([a[i].float() @ b[:, s:e].float()
+                      for i, (s, e) in enumerate(zip([0] + offsets(sizes).tolist()[:-1], offs.tolist()))], dim=1)
+    assert rel_error(out[:, :n], want) < 1e-2 and torch.isnan(out[:, n:].float()).all()
+    got = warpgemm.grouped_mm(a, b, offs)
+    assert got.shape == (M, N) and torch.equal(got[:, :n], out[:, :n])
+    try:  # torch takes this form only in some layouts
+        theirs = torch._grouped_mm(a, b, offs)
+    except RuntimeError:
+        return
+    assert rel_error(got[:, :n], want) <= 2 * rel_error(theirs[:, :n], want) + 1e-6
+
+
 def test_matches_torch_grouped_mm():
     g = torch.Generator(device=DEV).manual_seed(7)
     sizes = [300, 10, 0, 714]

@@ -295,3 +295,34 @@ def test_grouped_ops_pass_opcheck():
                           test_utils=("test_schema", "test_faketensor"))
     torch.library.opcheck(torch.ops.warpgemm.grouped_mm_ragged_k, (x.t(), dy, offs, BF, None),
                           test_utils=("test_schema", "test_faketensor"))
+
+
+def test_groups_along_n_form_matches_torch_and_differentiates():
+    """3-D x 2-D: a (G, M, K) x b (K, N), columns of group g use a[g]; computed as the transposed token form."""
+    torch.manual_seed(3)
+    a, b = torch.randn(3, 5, 16, dtype=BF), torch.randn(16, 24, dtype=BF)
+    offs = torch.tensor([8, 8, 20], dtype=torch.int32)
+    got = warpgemm.grouped_mm(a, b, offs)
+    assert got.shape == (5, 24) and got.dtype == BF
+    assert torch.equal(got[:, :20], torch._grouped_mm(a, b, offs)[:, :20])
+    out = torch.full((5, 24), float("nan"), dtype=BF)
+    assert warpgemm.grouped_mm(a, b, offs, out=out) is out and torch.equal(out[:, :20], got[:, :20])
+    assert torch.isnan(out[:, 20:].float()).all()  # columns past offs[-1] keep the caller's contents
+    # Gradients against a float64 loop over groups.
+    a64, b64 = a.double().requires_grad_(), b.double().requires_grad_()
+    ref = torch.cat([a64[g] @ b64[:, s:e] for g, (s, e) in enumerate([(0, 8), (8, 8), (8, 20)])], dim=1)
+    ga, gb = a.clone().requires_grad_(), b.clone().requires_grad_()
+    y = warpgemm.grouped_mm(ga, gb, offs)
+    w = torch.randn(5, 20, dtype=torch.float64)
+    (y[:, :20].double() * w).sum().backward()
+    (ref * w).sum().backward()
+    assert rel_error(ga.grad, a64.grad) < 2e-2 and rel_error(gb.grad[:, :20], b64.grad[:, :20]) < 2e-2
+    with pytest.raises(ValueError, match=r"b must have shape \(16, N\) to match a's K = 16, got \(8, 24\)"):
+        warpgemm.grouped_mm(a, b[:8], offs)
+    with pytest.raises(ValueError, match=r"offs must have shape \(3,\)"):
+        warpgemm.grouped_mm(a, b, offs[:2])
+    with pytest.raises(ValueError, match=r"out must have shape \(5, 24\), got \(24, 5\)"):
+        warpgemm.grouped_mm(a, b, offs, out=torch.empty(24, 5, dtype=BF))
+    # The same form traces under torch.compile(fullgraph=True) (through the token op on transposed views).
+    f = torch.compile(lambda a, b: warpgemm.grouped_mm(a, b, offs), fullgraph=True, backend="aot_eager")
+    assert torch.equal(f(a, b)[:, :20], got[:, :20])

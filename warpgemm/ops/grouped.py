@@ -12,6 +12,9 @@ Forms (G groups; `offs` an int32 tensor of cumulative END offsets, on the operan
   wide side, 32 of the group's rows on its narrow side (`grouped_config`). With 64+ groups of at most 128 rows on
   average, two GEMMs are launched on the table and the device runs one: a weight-streaming tile if no group has a
   second row tile, else the usual one (`streaming_config`).
+- 3-D x 2-D, groups along N: a (G, M, K), b (K, N), columns [offs[g-1], offs[g]) of the (M, N) output use a[g];
+  computed as the 2-D x 3-D form of the transposed problem (b^T copied to row-major first), so the result is a
+  transposed view (strides (1, M)); columns past offs[-1] are unspecified.
 - 3-D x 3-D, no offs: a batched matmul (the regular kernel).
 - 2-D x 2-D with groups along K (the weight gradient): a (M, T), b (T, N) -> (G, M, N), group g summing over
   k in [offs[g-1], offs[g]). On Hopper, one persistent GEMM over every group's output tiles, each K loop bounded
@@ -302,6 +305,20 @@ def grouped_mm(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor | None = Non
     if config is not None and config.cluster_m > 1:
         raise ValueError(f"config {config.name}: grouped_mm's tiles run alone; cluster_m must be 1 "
                          f"(got {config.cluster_m})")
+    if a.dim() == 3 and b.dim() == 2:
+        # Groups along N: out[:, cols of g] = a[g] @ b[:, cols of g], i.e. out^T = (b^T tokens) x (a^T experts),
+        # the 2-D x 3-D form on transposed views (the columns of b are its tokens). Same checks, same kernels
+        # (b^T, not row-major, is copied first); the result is that product's transpose, a (M, N) view with
+        # strides (1, M).
+        G, M, K = a.shape
+        if b.shape[0] != K:
+            raise ValueError(f"b must have shape ({K}, N) to match a's K = {K}, got {tuple(b.shape)}")
+        _check_offs(offs, G, b.shape[1], "3-D x 2-D (groups along N)", device)
+        if out is not None and tuple(out.shape) != (M, b.shape[1]):
+            raise ValueError(f"out must have shape {(M, b.shape[1])}, got {tuple(out.shape)}")
+        inner = grouped_mm(b.t(), a.transpose(1, 2), offs, out=None if out is None else out.t(),
+                           out_dtype=out_dtype, config=config)
+        return out if out is not None else inner.t()
     if a.dim() == 2 and b.dim() == 3:
         T, K = a.shape
         G, Kb, N = b.shape
@@ -328,7 +345,7 @@ def grouped_mm(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor | None = Non
                 raise ValueError(f"config {config.name}: {problem}")
         shape = (G, a.shape[0], b.shape[1])
     else:
-        raise ValueError(f"grouped_mm takes 2-D x 3-D (with offs), 3-D x 3-D, or 2-D x 2-D (with offs) operands, "
+        raise ValueError(f"grouped_mm takes 2-D x 3-D, 3-D x 2-D or 2-D x 2-D (with offs), or 3-D x 3-D operands, "
                          f"got {a.dim()}-D and {b.dim()}-D")
     if out is None:
         if torch.compiler.is_compiling() or (torch.is_grad_enabled() and (a.requires_grad or b.requires_grad)):
