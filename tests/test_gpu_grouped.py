@@ -271,8 +271,7 @@ def test_batched_and_ragged_k_forms():
 @pytest.mark.parametrize("b_nmajor", [False, True], ids=["b_row_major", "b_col_major"])
 def test_groups_along_n_form(b_nmajor):
     """3-D x 2-D (columns of group g use a[g]): the token form on transposed views. Ragged and empty groups, a
-    NaN-filled out whose columns past offs[-1] stay unwritten, against fp32 per group (and torch._grouped_mm where
-    it takes the layout)."""
+    NaN-filled out whose columns past offs[-1] stay unwritten, against fp32 per group."""
     g = torch.Generator(device=DEV).manual_seed(17)
     sizes = [300, 0, 77, 640]
     G, M, K, N = len(sizes), 200, 384, sum(sizes) + 9
@@ -287,11 +286,8 @@ def test_groups_along_n_form(b_nmajor):
     assert rel_error(out[:, :n], want) < 1e-2 and torch.isnan(out[:, n:].float()).all()
     got = warpgemm.grouped_mm(a, b, offs)
     assert got.shape == (M, N) and torch.equal(got[:, :n], out[:, :n])
-    try:  # torch takes this form only in some layouts
-        theirs = torch._grouped_mm(a, b, offs)
-    except RuntimeError:
-        return
-    assert rel_error(got[:, :n], want) <= 2 * rel_error(theirs[:, :n], want) + 1e-6
+    # Not compared with torch._grouped_mm here: its kernel asserts on the device (a sticky CUDA error) when a group's
+    # width in bytes is not a multiple of 16, as the 77-column group is.
 
 
 def test_matches_torch_grouped_mm():
