@@ -167,6 +167,8 @@ def test_scaled_mm_keeps_a_bias_that_needs_grad_in_the_graph():
     one = torch.tensor(1.0, device=DEV)
     bias = torch.randn(16, device=DEV, requires_grad=True)
     out = warpgemm.scaled_mm(a, b, one, one, bias, out_dtype=torch.float32)
+    out += 1.0  # in-place on the output stays legal, as on torch._scaled_mm's
+    out.relu_()
     with pytest.raises(RuntimeError, match="derivative of warpgemm.scaled_mm is not implemented"):
         out.sum().backward()
 
@@ -202,6 +204,9 @@ def test_meta_tensors_plan_and_infer_shapes():
     out = warpgemm.matmul(a, w.t())
     assert out.device.type == "meta" and out.shape == (300, 11008) and out.dtype == BF
     assert warpgemm.linear(a, w).shape == (300, 11008)
+    given = torch.empty(300, 11008, dtype=BF, device="meta")
+    assert warpgemm.matmul(a, w.t(), out=given) is given  # meta tensors have no storage to alias
+    assert "config=" in warpgemm.explain(a, w.t(), out=given)
 
 
 def test_matmul_with_out_compiles_fullgraph():
@@ -213,8 +218,14 @@ def test_matmul_with_out_compiles_fullgraph():
     o = torch.full((5, 4), float("nan"), dtype=BF, device=DEV)
     torch.compile(f, fullgraph=True)(a, b, o)
     assert torch.allclose(o.float(), a.float() @ b.float(), rtol=2e-2, atol=2e-2)
-    with pytest.raises(Exception, match="out must not share memory with a"):
-        torch.compile(f, fullgraph=True)(a, b, a[:, :4])
+    big = t(12, 4)  # b and out: two slices of one storage (out is contiguous, so it is written in place)
+    with pytest.raises(Exception, match="out must not share memory with b"):
+        torch.compile(f, fullgraph=True)(a, big[:7], big[7:])
+    # An out whose strides do not fold to (batches, M, N): computed aside and copied in, traced too.
+    a4, b2 = t(2, 3, 5, 7), t(7, 4)
+    o4 = torch.full((3, 2, 5, 4), float("nan"), dtype=BF, device=DEV).transpose(0, 1)
+    torch.compile(f, fullgraph=True)(a4, b2, o4)
+    assert torch.allclose(o4.float(), a4.float() @ b2.float(), rtol=2e-2, atol=2e-2)
 
 
 def test_bench_without_a_hopper_gpu_exits_nonzero_and_writes_nothing(tmp_path):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass
 
 import torch
@@ -115,7 +116,9 @@ class GemmConfig:
 
     @classmethod
     def from_list(cls, values) -> "GemmConfig":
-        return cls(*values)
+        if cls is not GemmConfig:
+            return cls(*values)
+        return _config_from_tuple(tuple(values))
 
 
 def check_config(cfg: GemmConfig, in_dtype: torch.dtype, out_dtype: torch.dtype, *,
@@ -292,3 +295,10 @@ def stream_launch_regs(cfg: StreamConfig) -> tuple[int, int]:
     """(num_warps, maxnreg): the compute warps plus a warpgroup holding the load and store warps."""
     total_warps = cfg.compute_warps + 4
     return cfg.compute_warps, min(256, (65536 // (32 * total_warps * cfg.ctas_per_sm)) // 8 * 8)
+
+
+@functools.lru_cache(maxsize=256)
+def _config_from_tuple(values: tuple) -> GemmConfig:
+    # The registered ops get a forced config as a list of ints on every call: build each one once (configs are
+    # frozen, so one instance serves every call; __post_init__'s checks cost ~4 us).
+    return GemmConfig(*values)

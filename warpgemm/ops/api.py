@@ -27,6 +27,8 @@ def _prepare(a, b, bias, out, out_dtype, config, names):
     checks.check_tensor(bn, b)
     checks.check_gemm_dtypes(a, b, an, bn)
     out_dtype = checks.resolve_out_dtype(a.dtype, out_dtype, out)
+    if bias is not None:
+        checks.check_tensor("bias", bias)  # before its device is read
     checks.check_devices(**{an: a, bn: b, "bias": bias, "out": out})
     shapes = matmul_shapes(a, b)
     checks.check_bias(bias, shapes.N, a.dtype)
@@ -109,10 +111,14 @@ def _matmul(a, b, bias, out, out_dtype, config, names, alias_key=None):
     if needs_grad:
         raise RuntimeError("matmul(): functions with out=... arguments don't support automatic differentiation")
     c_shape = (batch_count(a3, b3), a3.shape[1], b3.shape[2])
-    try:
-        c3 = out.view(c_shape)
-    except RuntimeError:
-        c3 = None  # out's strides do not fold to 3-D: compute aside, then copy in
+    if torch.compiler.is_compiling():
+        # A view that cannot fold fails while tracing in a way no except clause sees: fold only what surely does.
+        c3 = out.view(c_shape) if out.is_contiguous() else None
+    else:
+        try:
+            c3 = out.view(c_shape)
+        except RuntimeError:
+            c3 = None  # out's strides do not fold to 3-D: compute aside, then copy in
     target = c3 if c3 is not None else torch.empty(c_shape, dtype=out.dtype, device=out.device)
     if dispatch:
         torch.ops.warpgemm.bmm_out(a3, b3, bias, target, cfg)

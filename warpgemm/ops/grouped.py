@@ -364,7 +364,8 @@ def grouped_mm(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor | None = Non
     if tuple(out.shape) != shape:
         raise ValueError(f"out must have shape {shape}, got {tuple(out.shape)}")
     if torch.is_grad_enabled() and (a.requires_grad or b.requires_grad):
-        raise RuntimeError("grouped_mm(): functions with out=... arguments don't support automatic differentiation")
+        raise RuntimeError("grouped_mm(): functions with out=... arguments don't support automatic differentiation, "
+                           f"but {'a' if a.requires_grad else 'b'} requires grad")
     checks.check_out_writable(out)
     if torch.compiler.is_compiling():
         raise RuntimeError("grouped_mm(out=...) cannot be traced by torch.compile; call it without out= there")

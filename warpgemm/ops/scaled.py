@@ -196,11 +196,13 @@ def _scaled_mm_fake(a, b, scale_a, scale_b, bias, out_dtype, config):
 
 class _NoDerivative(torch.autograd.Function):
     """The output of a call whose inputs require grad, as torch._scaled_mm leaves it: part of the graph, with a
-    backward that raises (a result detached from the graph would drop those gradients without a word)."""
+    backward that raises (a result detached from the graph would drop those gradients without a word). The result
+    is computed inside forward, so it is the Function's own output (not a view of an input) and in-place ops on it
+    stay legal, as on torch's."""
 
     @staticmethod
-    def forward(ctx, out, *inputs):
-        return out
+    def forward(ctx, compute, *inputs):
+        return compute()
 
     @staticmethod
     def backward(ctx, *grads):
@@ -221,8 +223,8 @@ def scaled_mm(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor, bias: Tens
             and (bias is None or type(bias) is Tensor) and (config is None or type(config) is GemmConfig)
             and type(out_dtype) is torch.dtype and use_fast_accum is True and not _env.LOG_ENABLED
             and not torch.compiler.is_compiling()
-            and not (a.requires_grad or b.requires_grad or scale_a.requires_grad or scale_b.requires_grad
-                     or (bias is not None and bias.requires_grad)))
+            and not (torch.is_grad_enabled() and (a.requires_grad or b.requires_grad or scale_a.requires_grad
+                                                  or scale_b.requires_grad or (bias is not None and bias.requires_grad))))
     if fast:
         key = _recipe_key(a, b, scale_a, scale_b, bias, out_dtype, config)
         r = _RECIPES.get(key)
@@ -234,9 +236,11 @@ def scaled_mm(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor, bias: Tens
     mode = validate(a, b, scale_a, scale_b, bias, out_dtype, use_fast_accum, config)
     graded = [t for t in (a, b, scale_a, scale_b, bias) if t is not None and t.requires_grad]
     if graded and torch.is_grad_enabled():
-        with torch.no_grad():
-            c = scaled_mm(a, b, scale_a, scale_b, bias, None, out_dtype, use_fast_accum, config=config)
-        return _NoDerivative.apply(c, *graded)
+        if torch.compiler.is_compiling():
+            raise RuntimeError("scaled_mm with inputs that require grad cannot be compiled (it has no derivative): "
+                               "detach them or call it under torch.no_grad()")
+        return _NoDerivative.apply(
+            lambda: scaled_mm(a, b, scale_a, scale_b, bias, None, out_dtype, use_fast_accum, config=config), *graded)
     if torch.compiler.is_compiling() or a.device.type == "meta":
         return torch.ops.warpgemm.scaled_mm(a, b, scale_a, scale_b, bias, out_dtype,
                                             None if config is None else config.to_list())
