@@ -326,3 +326,17 @@ def test_groups_along_n_form_matches_torch_and_differentiates():
     # The same form traces under torch.compile(fullgraph=True) (through the token op on transposed views).
     f = torch.compile(lambda a, b: warpgemm.grouped_mm(a, b, offs), fullgraph=True, backend="aot_eager")
     assert torch.equal(f(a, b)[:, :20], got[:, :20])
+
+
+def test_every_form_infers_shapes_on_meta_tensors():
+    def m(*shape):
+        return torch.empty(*shape, dtype=BF, device="meta")
+
+    offs = torch.empty(3, dtype=torch.int32, device="meta")
+    assert warpgemm.grouped_mm(m(40, 16), m(3, 16, 24), offs).shape == (40, 24)
+    assert warpgemm.grouped_mm(m(3, 4, 16), m(3, 16, 8)).shape == (3, 4, 8)
+    assert warpgemm.grouped_mm(m(16, 40), m(40, 24), offs).shape == (3, 16, 24)
+    assert warpgemm.grouped_mm(m(3, 5, 16), m(16, 24), offs).shape == (5, 24)
+    given = m(40, 24)
+    assert warpgemm.grouped_mm(m(40, 16), m(3, 16, 24), offs, out=given) is given
+    assert warpgemm.grouped_mm(m(40, 16), m(3, 16, 24), offs, out_dtype=torch.float32).dtype == torch.float32

@@ -229,3 +229,13 @@ def test_parts_hash_follows_every_kernel_source(tmp_path):
     assert "acc = acc * along(" in source  # the edit below must change a method of OutputScales
     epilogue.write_text(source.replace("acc = acc * along(", "acc = acc * 2 * along(", 1))
     assert launch.source_hash(copy) != launch.source_hash(folder)
+
+
+def test_frozen_parameters_are_plain_operands():
+    """fp8 weights kept as frozen nn.Parameters take the same path (and results) as plain tensors."""
+    a, b, sa, sb = operands()
+    w = torch.nn.Parameter(b, requires_grad=False)
+    bias = torch.nn.Parameter(torch.randn(b.shape[1]), requires_grad=False)
+    got = warpgemm.scaled_mm(a, w, sa, sb, bias, out_dtype=torch.float32)
+    assert torch.equal(got, warpgemm.scaled_mm(a, b, sa, sb, bias.detach(), out_dtype=torch.float32))
+    assert not got.requires_grad

@@ -348,7 +348,9 @@ def grouped_mm(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor | None = Non
         raise ValueError(f"grouped_mm takes 2-D x 3-D, 3-D x 2-D or 2-D x 2-D (with offs), or 3-D x 3-D operands, "
                          f"got {a.dim()}-D and {b.dim()}-D")
     if out is None:
-        if torch.compiler.is_compiling() or (torch.is_grad_enabled() and (a.requires_grad or b.requires_grad)):
+        # Meta tensors (shape inference, planning without a GPU) take the ops' fake implementations too.
+        if (torch.compiler.is_compiling() or device.type == "meta"
+                or (torch.is_grad_enabled() and (a.requires_grad or b.requires_grad))):
             # Through registered ops (fake implementations, autograd formulas): torch.compile(fullgraph=True) traces
             # them, and backward runs on these kernels. Plain eager calls skip the op dispatch (host time per
             # call), as matmul does.
@@ -370,7 +372,8 @@ def grouped_mm(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor | None = Non
     if torch.compiler.is_compiling():
         raise RuntimeError("grouped_mm(out=...) cannot be traced by torch.compile; call it without out= there")
     checks.check_out_not_aliasing(out, a=a, b=b)
-    _run(a, b, offs, out, config, keep_rows=True)
+    if device.type != "meta":  # nothing to compute on meta tensors: the shape was checked
+        _run(a, b, offs, out, config, keep_rows=True)
     return out
 
 

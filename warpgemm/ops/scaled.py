@@ -194,6 +194,9 @@ def _scaled_mm_fake(a, b, scale_a, scale_b, bias, out_dtype, config):
     return a.new_empty((a.shape[0], b.shape[1]), dtype=out_dtype)
 
 
+_PLAIN = (Tensor, torch.nn.Parameter)
+
+
 class _NoDerivative(torch.autograd.Function):
     """The output of a call whose inputs require grad, as torch._scaled_mm leaves it: part of the graph, with a
     backward that raises (a result detached from the graph would drop those gradients without a word). The result
@@ -219,8 +222,9 @@ def scaled_mm(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor, bias: Tens
     scales an fp8 output). use_fast_accum defaults to True here, False in torch: see the module docstring."""
     if scale_result is not None:
         raise ValueError("scale_result must be None: it scales an fp8 output, which scaled_mm does not produce")
-    fast = (type(a) is Tensor and type(b) is Tensor and type(scale_a) is Tensor and type(scale_b) is Tensor
-            and (bias is None or type(bias) is Tensor) and (config is None or type(config) is GemmConfig)
+    # nn.Parameter counts as a plain tensor (fp8 weights are often kept as frozen Parameters).
+    fast = (type(a) in _PLAIN and type(b) in _PLAIN and type(scale_a) in _PLAIN and type(scale_b) in _PLAIN
+            and (bias is None or type(bias) in _PLAIN) and (config is None or type(config) is GemmConfig)
             and type(out_dtype) is torch.dtype and use_fast_accum is True and not _env.LOG_ENABLED
             and not torch.compiler.is_compiling()
             and not (torch.is_grad_enabled() and (a.requires_grad or b.requires_grad or scale_a.requires_grad
