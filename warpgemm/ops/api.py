@@ -41,7 +41,7 @@ def _prepare(a, b, bias, out, out_dtype, config, names):
         if not isinstance(config, GemmConfig):
             raise TypeError(f"config must be a warpgemm.GemmConfig or None, got {type(config).__name__}")
         # Checked on every path, so a config that the GPU would refuse is refused on the CPU too.
-        gemm_impl.check_forced_config(config, a.dtype, out_dtype)
+        checks.check_forced_config(config, a.dtype, out_dtype)
     return shapes, out_dtype
 
 

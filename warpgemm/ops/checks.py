@@ -5,6 +5,7 @@ from __future__ import annotations
 import torch
 
 from .. import _env
+from ..config import check_config
 
 GEMM_DTYPES = (torch.bfloat16, torch.float16)
 
@@ -78,6 +79,13 @@ def shares_memory(x: torch.Tensor, y: torch.Tensor) -> bool:
     if x.device.type == "meta":  # no storage: every meta tensor reports address 0
         return False
     return x.device == y.device and x.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
+
+
+def check_forced_config(config, in_dtype: torch.dtype, out_dtype: torch.dtype) -> None:
+    """A config forced by the caller must be valid for the dtypes (config.check_config), on every path."""
+    reason = check_config(config, in_dtype, out_dtype)
+    if reason is not None:
+        raise ValueError(f"config {config} is invalid for {in_dtype} inputs and a {out_dtype} output: {reason}")
 
 
 def check_out_writable(out: torch.Tensor) -> None:

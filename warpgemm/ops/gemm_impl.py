@@ -13,6 +13,7 @@ from .. import _env
 from ..config import GemmConfig, check_config, weight_layout_problem
 from .. import heuristics, tuning
 from ..kernels.hopper import tma_operands as tma
+from . import checks
 
 
 class PathChoice(NamedTuple):
@@ -36,15 +37,9 @@ def select_path(device: torch.device) -> PathChoice:
     return PathChoice("portable", f"sm_{cap[0]}{cap[1]} has no wgmma")
 
 
-def check_forced_config(config: GemmConfig, in_dtype: torch.dtype, out_dtype: torch.dtype) -> None:
-    reason = check_config(config, in_dtype, out_dtype)
-    if reason is not None:
-        raise ValueError(f"config {config} is invalid for {in_dtype} inputs and a {out_dtype} output: {reason}")
-
-
 def resolve_config(config: GemmConfig | None, a3: torch.Tensor, c3: torch.Tensor) -> tuple[GemmConfig, str]:
     if config is not None:
-        check_forced_config(config, a3.dtype, c3.dtype)
+        checks.check_forced_config(config, a3.dtype, c3.dtype)
         return config, "forced by the caller"
     batches, M, N = c3.shape
     return heuristics.choose_config(batches, M, N, a3.shape[2], a3.dtype, c3.dtype, _env.sms_for(c3.device))

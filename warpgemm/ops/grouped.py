@@ -297,8 +297,8 @@ def grouped_mm(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor | None = Non
     device = checks.check_devices(a=a, b=b, out=out)
     if config is not None and not isinstance(config, GemmConfig):
         raise TypeError(f"config must be a warpgemm.GemmConfig or None, got {type(config).__name__}")
-    if config is not None and check_config(config, a.dtype, out_dtype) is not None:
-        raise ValueError(f"config {config} is invalid: {check_config(config, a.dtype, out_dtype)}")
+    if config is not None:
+        checks.check_forced_config(config, a.dtype, out_dtype)
     if config is not None and (config.split_k > 1 or config.stream_k):
         raise ValueError(f"config {config.name}: grouped_mm runs whole tiles of each group; split_k must be 1 and "
                          f"stream_k False (got split_k={config.split_k}, stream_k={config.stream_k})")

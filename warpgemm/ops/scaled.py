@@ -227,8 +227,9 @@ def scaled_mm(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor, bias: Tens
             and (bias is None or type(bias) in _PLAIN) and (config is None or type(config) is GemmConfig)
             and type(out_dtype) is torch.dtype and use_fast_accum is True and not _env.LOG_ENABLED
             and not torch.compiler.is_compiling()
-            and not (torch.is_grad_enabled() and (a.requires_grad or b.requires_grad or scale_a.requires_grad
-                                                  or scale_b.requires_grad or (bias is not None and bias.requires_grad))))
+            and not (torch.is_grad_enabled()
+                     and (a.requires_grad or b.requires_grad or scale_a.requires_grad or scale_b.requires_grad
+                          or (bias is not None and bias.requires_grad))))
     if fast:
         key = _recipe_key(a, b, scale_a, scale_b, bias, out_dtype, config)
         r = _RECIPES.get(key)

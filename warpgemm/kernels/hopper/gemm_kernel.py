@@ -78,7 +78,8 @@ def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, 
     # fills the lower half of each (K-major A only: the rows must be the slot's outer dimension).
     a_bufs = gl.allocate_shared_memory(a_desc.dtype, a_slots_shape(STAGES, a_desc.block_type.shape, A_KMAJOR),
                                        a_desc.layout)
-    b_bufs = gl.allocate_shared_memory(b_desc.dtype, b_slots_shape(STAGES, b_desc.block_type.shape, B_KMAJOR, CLUSTER_M),
+    b_bufs = gl.allocate_shared_memory(b_desc.dtype,
+                                       b_slots_shape(STAGES, b_desc.block_type.shape, B_KMAJOR, CLUSTER_M),
                                        b_desc.layout)
     # Each slot is consumed by exactly one consumer, so one arrive empties it; in a cluster pair, one from each CTA.
     ring = BarrierRing.allocate(STAGES, CLUSTER_M)

@@ -260,9 +260,9 @@ class PairedTileScheduler:
     """Whole tiles for 2-CTA clusters (GemmConfig.cluster_m = 2): the CTAs of a cluster (programs 2q and 2q + 1)
     take the two tiles of a 2 x 1 pair, rows 2m and 2m + 1 of one tile column, which read the same B tile (each CTA
     loads half of it and multicasts it to both). Pairs are walked like GroupedTileScheduler's tiles, in bands of
-    max(GROUP_M // 2, 1) pair-rows (GROUP_M tile-rows when GROUP_M is even). Both CTAs of a cluster walk the same number of pairs with the same
-    K steps, as their shared ring needs; with an odd number of tile-rows the last pair's lower tile lies past the
-    output (its loads read zeros, its store is clipped whole)."""
+    max(GROUP_M // 2, 1) pair-rows (GROUP_M tile-rows when GROUP_M is even). Both CTAs of a cluster walk the same
+    number of pairs with the same K steps, as their shared ring needs; with an odd number of tile-rows the last
+    pair's lower tile lies past the output (its loads read zeros, its store is clipped whole)."""
 
     first: gl.tensor
     step: gl.tensor
