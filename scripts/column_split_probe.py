@@ -3,7 +3,10 @@ smaller tiles over the last columns beat one launch on shapes outside the suites
 fits its tile count to the SMs)? Every variant is checked against an fp32 product (NaN-filled output) and timed
 against torch.matmul in alternating rounds.
 
-    python scripts/column_split_probe.py OUT.json [--rounds N] [--shapes MxNxK,...]
+    python scripts/column_split_probe.py OUT.json [--rounds N] [--shapes MxNxK,...] [--alone] [--wide] [--heuristics-only]
+
+--wide adds the 192-column tiles (candidates.WIDE_CANDIDATES) to the tiles tried; --alone times every tile alone
+and no column splits. Every run also times the heuristics' plan without 192-column tiles (as before they existed).
 """
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ from unittest import mock
 import torch
 
 from warpgemm import heuristics
+from warpgemm.candidates import WIDE_CANDIDATES
 from warpgemm.bench.gemm_bench import environment
 from warpgemm.bench.timing import bench_ms, warm_gpu
 from warpgemm.ops import gemm_impl
@@ -31,20 +35,29 @@ def cdiv(a, b):
 
 
 def plan(a3, b3, c3, main=None, tail=None, n1=0):
-    """The launch the heuristics would build, or `main` over columns [0, n1) and `tail` over the rest."""
+    """The launch the heuristics would build, or `main` over columns [0, n1) and `tail` over the rest
+    (main="no wide": the heuristics' plan without 192-column tiles)."""
     gemm_impl._PLANS.clear()
     if main is None:
         return gemm_impl.plan_hopper(a3, b3, c3, None, None, may_tune=False)
-    with mock.patch.object(gemm_impl, "resolve_config", lambda config, a, c: (main, "probe")), \
+    if main == "no wide":
+        choose = heuristics.choose_config
+        with mock.patch.object(heuristics, "choose_config", lambda *args: choose(*args[:7], False)):
+            return gemm_impl.plan_hopper(a3, b3, c3, None, None, may_tune=False)
+    with mock.patch.object(gemm_impl, "resolve_config", lambda config, a, b, c: (main, "probe")), \
             mock.patch.object(heuristics, "tail_split_columns", lambda *args: n1), \
             mock.patch.object(heuristics, "TAIL", tail or heuristics.TAIL):
         return gemm_impl.plan_hopper(a3, b3, c3, None, None, may_tune=False)
 
 
-def variants(M, N, sms):
-    out = [("heuristics", None, None, 0)]
+def variants(M, N, sms, alone=False, heuristics_only=False):
+    out = [("heuristics", None, None, 0), ("heuristics without wide tiles", "no wide", None, 0)]
+    if heuristics_only:
+        return out
     for mname, main in TILES.items():
         out.append((f"{mname}", main, None, 0))
+        if alone:
+            continue
         rows, tiles_n = cdiv(M, main.block_m), cdiv(N, main.block_n)
         waves = rows * tiles_n // sms
         if waves < 1:
@@ -65,7 +78,12 @@ def main():
     ap.add_argument("json")
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--shapes", default=",".join(SHAPES))
+    ap.add_argument("--alone", action="store_true")
+    ap.add_argument("--wide", action="store_true")
+    ap.add_argument("--heuristics-only", action="store_true", help="only the heuristics' plan, with and without wide")
     args = ap.parse_args()
+    if args.wide:
+        TILES.update({f"WIDE_{c.name}": c for c in WIDE_CANDIDATES})
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     result = {"environment": environment(), "rows": []}
     warm_gpu(2.0)
@@ -77,13 +95,14 @@ def main():
         ref = a.float() @ w.float().t()
         a3, b3 = a.unsqueeze(0), w.t().unsqueeze(0)
         fns, errs, names = {"cublas": lambda: torch.matmul(a, w.t())}, {}, {}
-        for name, main_cfg, tail, n1 in variants(M, N, sms):
+        for name, main_cfg, tail, n1 in variants(M, N, sms, args.alone, args.heuristics_only):
             c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
             c3 = c.unsqueeze(0)
             p = plan(a3, b3, c3, main_cfg, tail, n1)
             p.launch.launch(a3, b3, c3, None)
             errs[name] = rel_error(c, ref)
-            names[name] = p.config.name + (f"+{tail.name}@{n1}" if n1 else "")
+            split = getattr(p.launch, "n1", 0)  # a column split the heuristics chose (ColumnSplitLaunch)
+            names[name] = p.config.name + (f"+{p.launch.tail.cfg.name}@{split}" if split else "")
             fns[name] = (lambda p, c3: (lambda: p.launch.launch(a3, b3, c3, None)))(p, c3)
         times = {k: [] for k in fns}
         for r in range(args.rounds):

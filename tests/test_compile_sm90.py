@@ -6,7 +6,7 @@ and fit its shared memory in 227 KB.
 import pytest
 import torch
 
-from warpgemm.config import SMEM_LIMIT, GemmConfig, check_config
+from warpgemm.config import SMEM_LIMIT, WIDE_BLOCK_N, GemmConfig, check_config
 from warpgemm.heuristics import SHIPPED_CONFIGS
 from warpgemm.kernels.hopper.aot import compile_gemm, inspect_compiled
 from warpgemm.ops.grouped_ragged_k import forced_config_problem
@@ -28,7 +28,8 @@ for cfg in CANDIDATES:
         VARIANTS.append((cfg, torch.float16, torch.float32, False, False, True))
 
 
-@pytest.mark.parametrize("cfg", [c for c in SHIPPED_CONFIGS if not c.stream_k], ids=lambda c: c.name)
+@pytest.mark.parametrize("cfg", [c for c in SHIPPED_CONFIGS if not c.stream_k and c.block_n != WIDE_BLOCK_N],
+                         ids=lambda c: c.name)
 @pytest.mark.parametrize("b_kmajor", [False, True])
 @pytest.mark.parametrize("offs_table", [False, True], ids=["table", "offs"])
 def test_grouped_variant_compiles_clean(cfg, b_kmajor, offs_table, tmp_path):
@@ -64,6 +65,14 @@ def test_ragged_k_variant_compiles_clean(cfg, out_dtype, tmp_path):
     assert r.hinted_stores > 0 and r.plain_stores == 0, f"{r.hinted_stores} hinted, {r.plain_stores} plain stores"
     assert r.stack_bytes == 0 and r.local_bytes == 0, f"register spills: {r}"
     assert r.shared_bytes <= SMEM_LIMIT
+
+
+def test_wide_tiles_are_dense_only():
+    from warpgemm.heuristics import WIDE
+
+    for kw in (dict(grouped=True, a_batched=False, b_batched=True), dict(ragged_k=True, a_kmajor=False)):
+        with pytest.raises(ValueError, match="192"):
+            compile_gemm(WIDE, **kw)
 
 
 def test_device_dispatched_grouped_pair_compiles_clean(tmp_path):
@@ -113,8 +122,9 @@ def test_hopper_variant_compiles_clean(variant, tmp_path):
         with pytest.raises(Exception, match="K-major"):
             compile_gemm(cfg, in_dtype=in_dt, out_dtype=out_dt, a_kmajor=a_k, b_kmajor=b_k, has_bias=bias)
         return
-    if cfg.cluster_m > 1 and not b_k:
-        # A cluster pair splits B's box by rows: K-major B only (the host copies an N-major weight first).
+    if cfg.b_pieces > 1 and not b_k:
+        # A cluster pair splits B's box by rows, a 192-column tile loads it as 64-row boxes: K-major B only (the
+        # host copies an N-major weight first).
         with pytest.raises(Exception, match="K-major"):
             compile_gemm(cfg, in_dtype=in_dt, out_dtype=out_dt, a_kmajor=a_k, b_kmajor=b_k, has_bias=bias)
         return

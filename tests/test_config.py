@@ -21,7 +21,14 @@ def test_shipped_configs_are_valid_for_16bit_outputs(cfg):
 @pytest.mark.parametrize("bad, reason", [
     (GemmConfig(block_m=96), "block_m must be"),
     (GemmConfig(block_n=100), "block_n must be"),
-    (GemmConfig(block_n=192), "block_n must be"),  # not a power of two: the TMA descriptor refuses the box
+    # 192 columns only as whole plain tiles in three 64-column store chunks (two accumulators, 64-row B boxes).
+    (GemmConfig(block_n=192), "block_n=192 runs whole plain tiles"),
+    (GemmConfig(block_n=192, store_chunks=3, split_k=2), "block_n=192 runs whole plain tiles"),
+    (GemmConfig(block_n=192, store_chunks=3, stream_k=True), "block_n=192 runs whole plain tiles"),
+    (GemmConfig(block_m=64, block_n=192, consumer_warps=4, store_chunks=3, consumers=2), "block_n=192"),
+    (GemmConfig(block_n=192, store_chunks=3, cluster_m=2), "block_n=192"),
+    (GemmConfig(block_n=128, store_chunks=3), "store_chunks must be"),
+    (GemmConfig(block_n=192, store_chunks=3, consumer_warps=4), "registers per thread"),
     (GemmConfig(block_k=16), "block_k must be"),
     (GemmConfig(consumer_warps=2), "consumer_warps"),
     (GemmConfig(block_m=64, consumer_warps=8), "too small"),
@@ -44,8 +51,23 @@ def test_32_row_tiles_need_a_k_contiguous_weight():
     assert check_config(DECODE_SHORT_K, bf, bf, weight_k_contiguous=True) is None
     assert check_config(DECODE_SHORT_K, bf, bf) is None  # layout left out
     for cfg in SHIPPED_CONFIGS:
-        if cfg.block_m >= 64:
+        if cfg.block_m >= 64 and cfg.b_pieces == 1:  # 192-column tiles: test_192_column_tiles
             assert check_config(cfg, bf, bf, weight_k_contiguous=False) == check_config(cfg, bf, bf)
+
+
+def test_192_column_tiles():
+    """The one tile width that is not a power of two: three 64-row B boxes, a K-major weight, and shared memory
+    counted for all 192 rows."""
+    from warpgemm.kernels.hopper.gemm import operand_blocks
+    bf = torch.bfloat16
+    cfg = GemmConfig(128, 192, 64, 4, 8, store_chunks=3)
+    assert check_config(cfg, bf, bf) is None and check_config(cfg, bf, torch.float32) is None
+    assert check_config(cfg.replace(stages=5), bf, bf) is not None  # 5 x 40 KB ring + 32 KB of store buffers
+    assert cfg.b_pieces == 3 and GemmConfig().b_pieces == 1 and GemmConfig(cluster_m=2).b_pieces == 2
+    assert operand_blocks(cfg, True, True) == ((1, 128, 64), (1, 64, 64), (1, 128, 64))
+    msg = check_config(cfg, bf, bf, weight_k_contiguous=False)
+    assert msg is not None and cfg.name in msg and "contiguous along K" in msg
+    assert cfg.name == "128x192x64_s4_w8_g8_c3"
 
 
 def test_fp32_output_rejects_the_large_tile():
@@ -177,3 +199,21 @@ def test_cluster_tiles_need_a_k_contiguous_weight():
     assert weight_layout_problem(cfg, True) is None
     assert "contiguous along K" in weight_layout_problem(cfg, False)
     assert cfg.name.endswith("_cm2")
+
+
+def test_wide_tiles_where_they_fit_the_sms_better():
+    """128x192 tiles replace 128x256 ones only where the tile-count model predicts fewer wave-times, and only for a
+    weight contiguous along K; the suites' shapes (powers of two) keep their tiles."""
+    from warpgemm.bench.suites import dense_suite, mid_suite
+    from warpgemm.heuristics import WIDE
+
+    bf = torch.bfloat16
+    for m, n in ((3072, 3072), (1536, 1536), (4096, 768)):
+        cfg, why = choose_config(1, m, n, 4096, bf, bf, 132)
+        assert cfg == WIDE and "128x192 tiles" in why, (m, n, why)
+        assert choose_config(1, m, n, 4096, bf, bf, 132, False)[0].block_n == 256
+    assert choose_config(1, 3072, 3072, 4096, bf, torch.float32, 132)[0] == WIDE  # fits an fp32 output too
+    for case in dense_suite() + mid_suite():
+        assert choose_config(1, case.M, case.N, case.K, bf, bf, 132)[0] != WIDE, case
+    for m, n in ((6144, 6144), (1024, 4096), (2560, 2560), (3000, 5000), (777, 4096)):
+        assert choose_config(1, m, n, 4096, bf, bf, 132)[0] != WIDE, (m, n)

@@ -113,7 +113,9 @@ VARIANTS = FP8_CONFIGS + (
     GemmConfig(128, 64, 128, 4, 4, split_k=2, swap_ab=True), GemmConfig(32, 16, 256, 8, 4, swap_ab=True),
     GemmConfig(32, 64, 128, 6, 4, swap_ab=True),
     # 2-CTA clusters with B multicast (opt-in): the scales and the epilogue see the same tiles as without.
-    GemmConfig(128, 256, 128, 3, 8, cluster_m=2), GemmConfig(64, 128, 128, 6, 4, cluster_m=2))
+    GemmConfig(128, 256, 128, 3, 8, cluster_m=2), GemmConfig(64, 128, 128, 6, 4, cluster_m=2),
+    # 192-column tiles: two accumulators, each with its own column scales and bias columns.
+    GemmConfig(128, 192, 128, 3, 8, store_chunks=3))
 
 
 @pytest.mark.parametrize("cfg", VARIANTS, ids=lambda c: c.name)

@@ -99,7 +99,7 @@ def test_invalid_forced_config_is_a_clear_error():
     a3, c3 = torch.empty(1, 8, 8, dtype=BF, device="meta"), torch.empty(1, 8, 8, dtype=BF, device="meta")
     bad = GemmConfig(block_m=128, block_n=256, block_k=64, stages=6, consumer_warps=8)
     with pytest.raises(ValueError, match=r"config .* is invalid for torch.bfloat16 inputs .*shared memory"):
-        gemm_impl.resolve_config(bad, a3, c3)
+        gemm_impl.resolve_config(bad, a3, a3, c3)
 
 
 def test_out_aliasing_an_input_is_refused():
@@ -219,8 +219,16 @@ def test_matmul_with_out_compiles_fullgraph():
     torch.compile(f, fullgraph=True)(a, b, o)
     assert torch.allclose(o.float(), a.float() @ b.float(), rtol=2e-2, atol=2e-2)
     big = t(12, 4)  # b and out: two slices of one storage (out is contiguous, so it is written in place)
-    with pytest.raises(Exception, match="out must not share memory with b"):
+    b_before = big[:7].clone()
+    try:
         torch.compile(f, fullgraph=True)(a, big[:7], big[7:])
+    except Exception as e:  # the op saw the overlap (the CPU build of torch hands it the caller's tensors)
+        assert "out must not share memory with b" in str(e), e
+    else:
+        # Seen with torch 2.11 on the GPU: the compiled call does not hand the op the overlapping tensors (the check
+        # does not fire). Then b must be intact and out must hold the product of b's values.
+        assert torch.allclose(big[7:].float(), a.float() @ b_before.float(), rtol=2e-2, atol=2e-2)
+        assert torch.equal(big[:7], b_before)
     # An out whose strides do not fold to (batches, M, N): computed aside and copied in, traced too.
     a4, b2 = t(2, 3, 5, 7), t(7, 4)
     o4 = torch.full((3, 2, 5, 4), float("nan"), dtype=BF, device=DEV).transpose(0, 1)

@@ -15,7 +15,12 @@ DENSE_CANDIDATES: tuple[GemmConfig, ...] = (
     _C(256, 128, 64, 4, 8, store_chunks=4),       # tall tile, 4 stages
     _C(128, 128, 64, 6, 4, store_chunks=4, **_PP),  # ping-pong: two warpgroups on alternate 128x128 tiles
     _C(128, 128, 64, 5, 4, **_PP),
+) + (
+    # 192 columns (128 + 64: two accumulators), for shapes whose tile count 128 and 256 leave wave-quantized.
+    _C(128, 192, 64, 4, 8, store_chunks=3),
+    _C(128, 192, 64, 4, 8, group_m=16, store_chunks=3),
 )
+WIDE_CANDIDATES = DENSE_CANDIDATES[-2:]
 # Few tiles (M = 128-512): smaller tiles, deeper rings (bytes in flight per SM) and split-K to fill the SMs.
 MID_CANDIDATES: tuple[GemmConfig, ...] = (
     _C(128, 256, 64, 3, 8),

@@ -17,6 +17,11 @@ SMEM_SLACK = 1024
 # spread over the consumer warps; above 128 per thread the operand addressing and epilogue spill.
 MAX_ACC_REGS = 128
 
+# The one tile width that is not a power of two: 128 + 64 columns, two accumulators (kernels/hopper/partitions.py).
+# It fits whole waves where 128 and 256 do not (3072^2 outputs: 384 tiles of 128x192, 2.9 waves, against 288 of
+# 128x256, 2.2), as the 192-wide tiles cuBLAS picks there do.
+WIDE_BLOCK_N = 192
+
 # The reducing part loads all parts' partials at once (CHUNK rows each): past 8 parts its registers spill.
 MAX_SPLIT_K = 8
 
@@ -37,7 +42,8 @@ class GemmConfig:
         different programs; the last part to finish sums the fp32 partials in a fixed order (deterministic).
     store_chunks: 1 = the finished tile goes out through one tile-sized shared buffer; 2 or 4 = in that many
         column chunks through two chunk-sized buffers that alternate (one chunk's TMA store overlaps the next
-        chunk's conversion), which frees shared memory for a deeper operand ring.
+        chunk's conversion), which frees shared memory for a deeper operand ring. block_n = 192 (128 + 64 columns,
+        whole plain tiles, a K-major weight) stores in 3.
     stream_k: False = tiles (or split-K parts) are the units; True = stream-K: all tiles' K steps, laid end to
         end, are cut into one even range per program; a tile spread over several programs is summed by the last
         of them in program order (deterministic).
@@ -86,6 +92,14 @@ class GemmConfig:
                 + (f"_c{self.store_chunks}" if self.store_chunks > 1 else "")
                 + ("_streamk" if self.stream_k else "") + ("_swap" if self.swap_ab else "")
                 + (f"_cm{self.cluster_m}" if self.cluster_m > 1 else ""))
+
+    @property
+    def b_pieces(self) -> int:
+        """TMA boxes one K-major B tile arrives in: a cluster pair's halves (each CTA loads one), or a 192-column
+        tile's three 64-row boxes (TMA boxes need power-of-two sides); else one."""
+        if self.cluster_m > 1:
+            return self.cluster_m
+        return 3 if self.block_n == WIDE_BLOCK_N else 1
 
     def epilogue_buffers(self) -> int:
         if self.swap_ab:
@@ -140,9 +154,14 @@ def check_config(cfg: GemmConfig, in_dtype: torch.dtype, out_dtype: torch.dtype,
                     f"stream_k=False, consumer_warps=4), got {cfg.name}")
     elif bm not in (64, 128, 256):
         return f"block_m must be 32 (swap_ab), 64, 128 or 256, got {bm}"
-    # TMA boxes (the operand and output tiles) must have power-of-two sides: 192 fails in the descriptor.
-    if bn not in (16, 32, 64, 128, 256):
-        return f"block_n must be 16, 32, 64, 128 or 256, got {bn}"
+    # TMA boxes (the operand and output tiles) must have power-of-two sides: a 192-column tile's B arrives in
+    # three 64-row boxes and its output goes out in three 64-column chunks.
+    if bn not in (16, 32, 64, 128, 192, 256):
+        return f"block_n must be 16, 32, 64, 128, 192 or 256, got {bn}"
+    if bn == WIDE_BLOCK_N and (cfg.split_k > 1 or cfg.stream_k or cfg.swap_ab or cfg.consumers > 1
+                               or cfg.cluster_m > 1 or cfg.store_chunks != 3):
+        return ("block_n=192 runs whole plain tiles with one consumer, stored in three 64-column chunks "
+                f"(split_k=1, stream_k=False, swap_ab=False, consumers=1, cluster_m=1, store_chunks=3), got {cfg.name}")
     if bk not in (32, 64, 128, 256):
         return f"block_k must be 32, 64, 128 or 256, got {bk}"
     if bk * in_dtype.itemsize < 32:
@@ -156,8 +175,8 @@ def check_config(cfg: GemmConfig, in_dtype: torch.dtype, out_dtype: torch.dtype,
                 f"got {cfg.consumer_warps}")
     if not 1 <= cfg.split_k <= MAX_SPLIT_K:
         return f"split_k must be between 1 and {MAX_SPLIT_K}, got {cfg.split_k}"
-    if cfg.store_chunks not in (1, 2, 4):
-        return f"store_chunks must be 1, 2 or 4, got {cfg.store_chunks}"
+    if cfg.store_chunks not in (1, 2, 4) and not (bn == WIDE_BLOCK_N and cfg.store_chunks == 3):
+        return f"store_chunks must be 1, 2 or 4 (3 for block_n=192), got {cfg.store_chunks}"
     if (bn // cfg.store_chunks) * out_dtype.itemsize < 32:
         return f"store_chunks={cfg.store_chunks} leaves {bn // cfg.store_chunks}-column chunks: under 32 bytes per row"
     if cfg.split_k > 1 and cfg.store_chunks > 1:
@@ -205,6 +224,10 @@ def weight_layout_problem(cfg: GemmConfig, weight_k_contiguous: bool | None) -> 
     if cfg.block_m < 64 and weight_k_contiguous is False:
         return (f"config {cfg.name}: {cfg.block_m}-row swap-AB tiles need the weight (the product's B) contiguous "
                 "along K, as an nn.Linear weight is; got one contiguous along N")
+    if cfg.block_n == WIDE_BLOCK_N and weight_k_contiguous is False:
+        # Its B tile arrives as three 64-row boxes; an N-contiguous box would be cut across its swizzled rows.
+        return (f"config {cfg.name}: 192-column tiles load the weight in 64-row pieces, which needs the weight (the "
+                "product's B) contiguous along K, as an nn.Linear weight is; got one contiguous along N")
     if cfg.cluster_m > 1 and weight_k_contiguous is False:
         # Each CTA of a pair loads half of B's box by rows; an N-contiguous box would have to be cut across its
         # swizzled inner dimension.

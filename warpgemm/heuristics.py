@@ -31,7 +31,7 @@ import functools
 
 import torch
 
-from .config import GemmConfig, check_config
+from .config import WIDE_BLOCK_N, GemmConfig, check_config
 
 # Two consumer warpgroups share a 128x256 tile: each issues m64n256k16 wgmma, the widest there is.
 LARGE = GemmConfig(block_m=128, block_n=256, block_k=64, stages=3, consumer_warps=8, group_m=8)
@@ -47,6 +47,16 @@ LARGE_ONE_WAVE = LARGE.replace(stages=4, store_chunks=4)
 # and 0.992 -> 1.024x cuBLAS in two runs (results/2026-11-22-power/).
 LARGE_TALL_BANDS = LARGE.replace(group_m=16)
 TALL_BAND_MIN_ROW_TILES = 16
+# 128x192 tiles (two accumulators of 128 + 64 columns, kernels/hopper/partitions.py) where they fit the SMs in fewer
+# tile-times than 128x256 ones (`wide_tile_time`): 3072^3 has 288 128x256 tiles (2.2 waves: 3 wave-times, 2.65 with
+# the column split) and 384 of 128x192 (2.9 waves). Measured (results/2026-11-26-wide/wide_alone.json, H100): at
+# equal waves a 128x192 tile takes 0.83-0.85 of a 128x256 one's time (3072^3: 85 vs 100 us; 1536^3, one wave each:
+# 19.2 vs 23.1 us); the heuristics' plan 0.83 -> 0.93x cuBLAS at 3072^3, 0.71 -> 0.83x at 1536^3. Over many waves
+# the wider tile's reuse wins: 6144^3 0.986 against 1.021. K-contiguous weights only (three 64-row TMA boxes).
+WIDE = GemmConfig(block_m=128, block_n=WIDE_BLOCK_N, block_k=64, stages=4, consumer_warps=8, group_m=16,
+                  store_chunks=3)
+WIDE_TILE_TIME = 0.85  # of a 128x256 tile's
+WIDE_MIN_GAIN = 0.97  # predicted time against the 128x256 plan's, at most
 # One warpgroup on 128x128 with the deepest ring that fits beside a 16-bit output tile.
 MEDIUM = GemmConfig(block_m=128, block_n=128, block_k=64, stages=6, consumer_warps=4, group_m=8)
 # The same tile for fp32 outputs (whose 64 KB output tile leaves room for 4 stages).
@@ -122,7 +132,7 @@ GROUPED_STREAM = GemmConfig(block_m=128, block_n=256, block_k=128, stages=2, con
 # (results/2026-11-25-wgrad/ragged_band.json).
 RAGGED_K_ROWS = LARGE_ONE_WAVE.replace(group_m=1)
 
-SHIPPED_CONFIGS: tuple[GemmConfig, ...] = ((LARGE, LARGE_TALL_BANDS, LARGE_ONE_WAVE, RAGGED_K_ROWS, MEDIUM,
+SHIPPED_CONFIGS: tuple[GemmConfig, ...] = ((LARGE, LARGE_TALL_BANDS, LARGE_ONE_WAVE, RAGGED_K_ROWS, WIDE, MEDIUM,
                                             MEDIUM_FP32_OUT, SMALL, NARROW)
                                            + tuple(DECODE.values()) + (DECODE_SHORT_K, DECODE_WIDE, GROUPED_LARGE,
                                                                         GROUPED_NARROW_N, GROUPED_STREAM))
@@ -207,13 +217,16 @@ def tail_split_columns(batches: int, M: int, N: int, cfg: GemmConfig, num_sms: i
     another), and a split is taken when it is predicted TAIL_MIN_GAIN or less of the one-launch time. Example:
     1024x14336 has 8 x 56 = 448 tiles = 3.4 waves on 132 SMs, 4 wave-times; columns [0, 12544) are 392 tiles
     (3 waves), the last 1792 columns 112 128x128 tiles (one short wave): 3.65 predicted."""
-    if cfg not in (LARGE, LARGE_TALL_BANDS):
-        return 0
+    return _tail_split(batches, M, N, cfg, num_sms)[0]
+
+
+def _tail_split(batches: int, M: int, N: int, cfg: GemmConfig, num_sms: int) -> tuple[int, float]:
+    """(n1, predicted time in LARGE wave-times) of `cfg`'s plan: the column split, or n1 = 0 and one launch."""
     rows = batches * _cdiv(M, cfg.block_m)
     tiles_n = _cdiv(N, cfg.block_n)
     one_launch = _cdiv(rows * tiles_n, num_sms)
-    if one_launch < 2:
-        return 0
+    if cfg not in (LARGE, LARGE_TALL_BANDS) or one_launch < 2:
+        return 0, float(one_launch)
     best, best_time = 0, one_launch * TAIL_MIN_GAIN
     for cols in range(tiles_n - 1, 0, -1):  # LARGE tile columns kept in the first launch
         n1 = cols * cfg.block_n
@@ -221,7 +234,12 @@ def tail_split_columns(batches: int, M: int, N: int, cfg: GemmConfig, num_sms: i
         t = _cdiv(rows * cols, num_sms) + _cdiv(tail_tiles, num_sms) * TAIL_TILE_TIME + TAIL_LAUNCH_COST
         if t < best_time:
             best, best_time = n1, t
-    return best
+    return best, (best_time if best else float(one_launch))
+
+
+def wide_tile_time(batches: int, M: int, N: int, num_sms: int) -> float:
+    """Predicted time of WIDE tiles, in 128x256 wave-times (compare `_tail_split`'s)."""
+    return _cdiv(batches * _cdiv(M, WIDE.block_m) * _cdiv(N, WIDE.block_n), num_sms) * WIDE_TILE_TIME
 
 
 # Programs of a whole-tile launch whose product has at least this many rows and columns (compute-bound enough that
@@ -279,8 +297,30 @@ def _cdiv(a: int, b: int) -> int:
 
 @functools.lru_cache(maxsize=4096)
 def choose_config(batches: int, M: int, N: int, K: int, in_dtype: torch.dtype, out_dtype: torch.dtype,
-                  num_sms: int) -> tuple[GemmConfig, str]:
-    """The config for a (batches, M, N, K) problem and a short reason (for WARPGEMM_LOG / explain)."""
+                  num_sms: int, weight_k_contiguous: bool = True) -> tuple[GemmConfig, str]:
+    """The config for a (batches, M, N, K) problem and a short reason (for WARPGEMM_LOG / explain).
+    weight_k_contiguous: whether B (the weight) is contiguous along K, which WIDE tiles need."""
+    order, why = _large_or_other(batches, M, N, K, num_sms)
+    if order[0] in (LARGE, LARGE_ONE_WAVE, LARGE_TALL_BANDS) and weight_k_contiguous:
+        n1, large = _tail_split(batches, M, N, order[0], num_sms)
+        wide = wide_tile_time(batches, M, N, num_sms)
+        if wide <= WIDE_MIN_GAIN * large:
+            why = (f"128x192 tiles: {wide:.2f} 128x256 wave-times against {large:.2f} for {order[0].name}"
+                   + (" with its column split" if n1 else ""))
+            order = (WIDE,) + order
+    for cfg in order:
+        if check_config(cfg, in_dtype, out_dtype) is None:
+            if cfg != order[0]:
+                why += f"; {order[0].name} does not fit {in_dtype}->{out_dtype}, {cfg.name} is the next that does"
+            return cfg, why
+    for cfg in SHIPPED_CONFIGS:
+        if check_config(cfg, in_dtype, out_dtype) is None:
+            return cfg, "fallback: first shipped config valid for the dtypes"
+    raise AssertionError("no shipped config is valid")  # the test suite keeps this unreachable
+
+
+def _large_or_other(batches: int, M: int, N: int, K: int, num_sms: int) -> tuple[tuple[GemmConfig, ...], str]:
+    """The configs to try in order, and why, before the 192-column tile is weighed."""
     tiles_128 = batches * _cdiv(M, 128) * _cdiv(N, 128)
     tiles_large = batches * _cdiv(M, 128) * _cdiv(N, 256)
     tiles_small = batches * _cdiv(M, 64) * _cdiv(N, 128)
@@ -307,12 +347,4 @@ def choose_config(batches: int, M: int, N: int, K: int, in_dtype: torch.dtype, o
         order, why = (LARGE, MEDIUM, MEDIUM_FP32_OUT), "enough 128x256 tiles to fill the SMs"
     else:
         order, why = (MEDIUM, MEDIUM_FP32_OUT), "128x128 tiles, 6-stage ring"
-    for cfg in order:
-        if check_config(cfg, in_dtype, out_dtype) is None:
-            if cfg != order[0]:
-                why += f"; {order[0].name} does not fit {in_dtype}->{out_dtype}, {cfg.name} is the next that does"
-            return cfg, why
-    for cfg in SHIPPED_CONFIGS:
-        if check_config(cfg, in_dtype, out_dtype) is None:
-            return cfg, "fallback: first shipped config valid for the dtypes"
-    raise AssertionError("no shipped config is valid")  # the test suite keeps this unreachable
+    return order, why

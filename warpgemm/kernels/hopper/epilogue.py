@@ -178,20 +178,30 @@ class TmaStoreEpilogue:
         return acc
 
     @gluon.jit
-    def store_tile(self, acc, batch, off_m, off_n):
+    def store_wide(self, acc, rest, work):
+        """A 192-column tile: its 128- and 64-column accumulators, as three 64-column chunks that keep alternating
+        between the two chunk buffers."""
+        MAIN_N: gl.constexpr = acc.type.shape[1]
+        CHUNK_N: gl.constexpr = self.c_desc.block_type.shape[2]
+        self.store_tile(acc, work.batch, work.off_m, work.off_n)
+        self.store_tile(rest, work.batch, work.off_m, work.off_n + MAIN_N, MAIN_N // CHUNK_N)
+
+    @gluon.jit
+    def store_tile(self, acc, batch, off_m, off_n, FIRST_CHUNK: gl.constexpr = 0):
+        """FIRST_CHUNK: chunks of this tile already stored (they decide which buffer comes next)."""
         CHUNK_N: gl.constexpr = self.c_desc.block_type.shape[2]
         if self.scales.SCALE == 0:
             acc = self.add_bias(acc, off_n)
             chunks = column_chunks(acc.to(self.c_desc.dtype), CHUNK_N)
             for c in gl.static_range(len(chunks)):
-                self.store_chunk(chunks[c], c % 2, batch, off_m, off_n + c * CHUNK_N)
+                self.store_chunk(chunks[c], (FIRST_CHUNK + c) % 2, batch, off_m, off_n + c * CHUNK_N)
         else:
             # Scaled: column scales and bias chunk by chunk, on the fp32 chunks (OutputScales.apply_cols).
             chunks = column_chunks(self.scales.apply_rows(acc, off_m, self.c_desc), CHUNK_N)
             for c in gl.static_range(len(chunks)):
                 col0 = off_n + c * CHUNK_N
                 chunk = self.add_bias(self.scales.apply_cols(chunks[c], col0, self.c_desc), col0)
-                self.store_chunk(chunk.to(self.c_desc.dtype), c % 2, batch, off_m, col0)
+                self.store_chunk(chunk.to(self.c_desc.dtype), (FIRST_CHUNK + c) % 2, batch, off_m, col0)
 
     @gluon.jit
     def store_chunk(self, chunk, buffer: gl.constexpr, batch, off_m, off_n):

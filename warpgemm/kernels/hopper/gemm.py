@@ -8,7 +8,7 @@ import torch
 import triton
 
 from ... import _env
-from ...config import GemmConfig, launch_warps, weight_layout_problem, worker_consumer_regs
+from ...config import WIDE_BLOCK_N, GemmConfig, launch_warps, weight_layout_problem, worker_consumer_regs
 from ...heuristics import persistent_grid
 from .epilogue import RowBoundStoreEpilogue, RowBoundTransposedEpilogue, TmaStoreEpilogue, TransposedStoreEpilogue
 from .gemm_kernel import gemm_kernel
@@ -27,8 +27,12 @@ def operand_blocks(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool):
     """TMA boxes of the kernel's A and B operands (the caller's B and A when swapped) and of C."""
     bm, bn, bk = cfg.block_m, cfg.block_n, cfg.block_k
     a_block = (1, bm, bk) if a_kmajor else (1, bk, bm)
-    # A cluster pair's CTAs each load half of B's rows (config.weight_layout_problem: K-major B only).
-    b_block = (1, bn // cfg.cluster_m, bk) if b_kmajor else (1, bk, bn)
+    # A K-major B tile may come in row pieces: a cluster pair's halves, a 192-row tile's 64-row boxes
+    # (GemmConfig.b_pieces; config.weight_layout_problem keeps N-major weights away from both).
+    if cfg.b_pieces > 1 and not b_kmajor:
+        raise ValueError(f"config {cfg.name} loads B in row pieces, which needs a K-major B (the weight contiguous "
+                         "along K)")
+    b_block = (1, bn // cfg.b_pieces, bk) if b_kmajor else (1, bk, bn)
     c_block = (1, bn, bm) if cfg.swap_ab else (1, bm, bn // cfg.store_chunks)
     return a_block, b_block, c_block
 
@@ -73,8 +77,9 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
     if scale and (grouped or ragged_k):
         raise ValueError(f"scaled (fp8) outputs are for dense products only; got grouped={grouped}, "
                          f"ragged_k={ragged_k}")
-    if cfg.cluster_m > 1 and (grouped or ragged_k):
-        raise ValueError(f"cluster_m > 1 runs dense products only; got grouped={grouped}, ragged_k={ragged_k}")
+    if (cfg.cluster_m > 1 or cfg.block_n == WIDE_BLOCK_N) and (grouped or ragged_k):
+        raise ValueError(f"config {cfg.name}: cluster_m > 1 and block_n = {WIDE_BLOCK_N} run dense products only; got "
+                         f"grouped={grouped}, ragged_k={ragged_k}")
     if ragged_k:
         if grouped or cfg.swap_ab or cfg.split_k > 1 or cfg.stream_k or a_kmajor or b_kmajor:
             raise ValueError("a ragged-K GEMM runs whole plain tiles on token-outer operands (A M-contiguous, "
@@ -97,7 +102,7 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
                 SCALE=scale, GROUP_M=cfg.group_m, STAGES=cfg.stages, SPLIT_K=cfg.split_k, CONSUMERS=cfg.consumers,
                 SWAP_AB=cfg.swap_ab, RAGGED_K=ragged_k, L2_STORE_HINT=store_hint(ragged_k),
                 PRODUCER_REGS=cfg.producer_regs, CONSUMER_REGS=worker_consumer_regs(cfg), CLUSTER_M=cfg.cluster_m,
-                SchedulerImpl=scheduler, EpilogueImpl=epilogue, PARTS_HASH=parts_source_hash())
+                B_PIECES=cfg.b_pieces, SchedulerImpl=scheduler, EpilogueImpl=epilogue, PARTS_HASH=parts_source_hash())
 
 
 def launch_uses_pdl(cfg: GemmConfig) -> bool:

@@ -10,7 +10,7 @@ from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import mbarrier
 
-from .partitions import GemmOperands, allow_dependents, tma_producer, wgmma_consumer
+from .partitions import GemmOperands, allow_dependents, main_columns, tma_producer, wgmma_consumer
 from .pipeline import BarrierRing
 
 __all__ = ["gemm_kernel", "accumulator_layout"]
@@ -35,12 +35,17 @@ def a_slots_shape(stages, box, a_kmajor):
 
 
 @gluon.constexpr_function
-def b_slots_shape(stages, box, b_kmajor, cluster_m):
-    # A cluster pair's B box is half the tile's rows: each slot holds both halves. Rows are the outer dimension
-    # only in a K-major box (config.weight_layout_problem keeps other weights away).
-    if cluster_m > 1 and not b_kmajor:
-        raise ValueError("cluster_m > 1 needs a K-major B (the weight contiguous along K)")
-    return [stages, box[0], box[1] * cluster_m, box[2]]
+def b_slots_shape(stages, box, b_kmajor, pieces, rest=False):
+    # A K-major B tile may arrive as row pieces (a cluster pair's halves, a 192-row tile's three 64-row boxes):
+    # each slot holds all of them, the 192-row tile's in two buffers (shared buffers need power-of-two sides): the
+    # first 128 rows, and `rest` the last 64. Rows are the outer dimension only in a K-major box
+    # (config.weight_layout_problem keeps other weights away).
+    if pieces > 1 and not b_kmajor:
+        raise ValueError("a B tile in row pieces (cluster_m > 1, block_n = 192) needs a K-major B (the weight "
+                         "contiguous along K)")
+    rows = box[1] * pieces
+    main = main_columns(rows)
+    return [stages, box[0], rows - main if rest else main, box[2]]
 
 
 @gluon.constexpr_function
@@ -64,6 +69,7 @@ def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, 
                 SPLIT_K: gl.constexpr,
                 CONSUMERS: gl.constexpr, SWAP_AB: gl.constexpr, RAGGED_K: gl.constexpr, L2_STORE_HINT: gl.constexpr,
                 PRODUCER_REGS: gl.constexpr, CONSUMER_REGS: gl.constexpr, CLUSTER_M: gl.constexpr,
+                B_PIECES: gl.constexpr,
                 SchedulerImpl: gl.constexpr, EpilogueImpl: gl.constexpr, PARTS_HASH: gl.constexpr,
                 num_warps: gl.constexpr):
     # SCALE (fp8 inputs, epilogue.py): 0 none, 1 one fp32 scale per operand, 2 one per output row (scale_a) and one
@@ -79,31 +85,41 @@ def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, 
     a_bufs = gl.allocate_shared_memory(a_desc.dtype, a_slots_shape(STAGES, a_desc.block_type.shape, A_KMAJOR),
                                        a_desc.layout)
     b_bufs = gl.allocate_shared_memory(b_desc.dtype,
-                                       b_slots_shape(STAGES, b_desc.block_type.shape, B_KMAJOR, CLUSTER_M),
+                                       b_slots_shape(STAGES, b_desc.block_type.shape, B_KMAJOR, B_PIECES),
                                        b_desc.layout)
     # Each slot is consumed by exactly one consumer, so one arrive empties it; in a cluster pair, one from each CTA.
+    if main_columns(b_desc.block_type.shape[1] * B_PIECES) < b_desc.block_type.shape[1] * B_PIECES:
+        b_rest = gl.allocate_shared_memory(b_desc.dtype,
+                                           b_slots_shape(STAGES, b_desc.block_type.shape, B_KMAJOR, B_PIECES, True),
+                                           b_desc.layout)
+    else:
+        b_rest = b_bufs  # unused
     ring = BarrierRing.allocate(STAGES, CLUSTER_M)
     # Ping-pong hand-over: turns[c] is arrived on when consumer c may start its next unit.
     turns = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
     for c in gl.static_range(2):
         mbarrier.init(turns.index(c), count=1)
     p = GemmOperands(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,
-                     scale_a_ptr, scale_b_ptr, a_bufs, b_bufs, ring, turns,
+                     scale_a_ptr, scale_b_ptr, a_bufs, b_bufs, b_rest, ring, turns,
                      A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, SCALE, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB,
-                     RAGGED_K, CLUSTER_M)
-    acc_layout: gl.constexpr = accumulator_layout(p.mma_m(), p.block_n(), num_warps, a_desc.dtype.primitive_bitwidth)
+                     RAGGED_K, CLUSTER_M, B_PIECES)
+    acc_layout: gl.constexpr = accumulator_layout(p.mma_m(), p.block_n_main(), num_warps,
+                                                  a_desc.dtype.primitive_bitwidth)
+    # A 192-column tile's second accumulator (64 columns); unused by other tiles.
+    rest_layout: gl.constexpr = accumulator_layout(p.mma_m(), max(p.block_n_rest(), 8), num_warps,
+                                                   a_desc.dtype.primitive_bitwidth)
     allow_dependents()
     if CONSUMERS == 1:
         # In a cluster every warp must reach the cluster barrier of partitions.cluster_sync, and Triton parks the
         # idle warps of a one-warp partition's warpgroup where they never would: the producer takes all four.
         gl.warp_specialize([
-            (wgmma_consumer, (p, SchedulerImpl, EpilogueImpl, acc_layout, 0)),
+            (wgmma_consumer, (p, SchedulerImpl, EpilogueImpl, acc_layout, rest_layout, 0)),
             (tma_producer, (p, SchedulerImpl)),
         ], [4 if CLUSTER_M > 1 else 1], [PRODUCER_REGS])
     else:
         gl.warp_specialize([
-            (wgmma_consumer, (p, SchedulerImpl, EpilogueImpl, acc_layout, 0)),
-            (wgmma_consumer, (p, SchedulerImpl, EpilogueImpl, acc_layout, 1)),
+            (wgmma_consumer, (p, SchedulerImpl, EpilogueImpl, acc_layout, rest_layout, 0)),
+            (wgmma_consumer, (p, SchedulerImpl, EpilogueImpl, acc_layout, rest_layout, 1)),
             (tma_producer, (p, SchedulerImpl)),
         ], [num_warps, 1], [CONSUMER_REGS, PRODUCER_REGS])
     ring.release_all()

@@ -19,6 +19,15 @@ from triton.language.core import _aggregate as aggregate
 from .pipeline import BarrierRing, RingPosition
 
 
+@gluon.constexpr_function
+def main_columns(block_n):
+    """The largest power of two <= block_n: all of a tile but a 192-column one's first 128."""
+    main = 1
+    while main * 2 <= block_n:
+        main *= 2
+    return main
+
+
 @aggregate
 class GemmOperands:
     """What both partitions read: descriptors, the operand ring and the static shape of the problem."""
@@ -35,6 +44,7 @@ class GemmOperands:
     scale_b_ptr: gl.tensor
     a_bufs: gl.shared_memory_descriptor
     b_bufs: gl.shared_memory_descriptor
+    b_rest: gl.shared_memory_descriptor
     ring: BarrierRing
     turns: gl.shared_memory_descriptor
     A_KMAJOR: gl.constexpr
@@ -49,12 +59,13 @@ class GemmOperands:
     SWAP_AB: gl.constexpr
     RAGGED_K: gl.constexpr
     CLUSTER_M: gl.constexpr
+    B_PIECES: gl.constexpr
 
     @gluon.constexpr_function
     def __init__(self, a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,
-                 scale_a_ptr, scale_b_ptr, a_bufs, b_bufs, ring, turns,
+                 scale_a_ptr, scale_b_ptr, a_bufs, b_bufs, b_rest, ring, turns,
                  A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, SCALE, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB,
-                 RAGGED_K, CLUSTER_M):
+                 RAGGED_K, CLUSTER_M, B_PIECES):
         self.a_desc = a_desc
         self.b_desc = b_desc
         self.c_desc = c_desc
@@ -67,6 +78,7 @@ class GemmOperands:
         self.scale_b_ptr = scale_b_ptr
         self.a_bufs = a_bufs
         self.b_bufs = b_bufs
+        self.b_rest = b_rest
         self.ring = ring
         self.turns = turns
         self.A_KMAJOR = gl.constexpr(A_KMAJOR)
@@ -81,6 +93,7 @@ class GemmOperands:
         self.SWAP_AB = gl.constexpr(SWAP_AB)
         self.RAGGED_K = gl.constexpr(RAGGED_K)
         self.CLUSTER_M = gl.constexpr(CLUSTER_M)
+        self.B_PIECES = gl.constexpr(B_PIECES)
 
     # Static tile shape, read off the operand descriptors' boxes (with SWAP_AB the output descriptor is C's, not
     # the product's: A is the caller's B transposed and the tile is stored transposed).
@@ -97,9 +110,23 @@ class GemmOperands:
 
     @gluon.constexpr_function
     def block_n(self):
-        # From B's box: the output descriptor's box may be a column chunk of the tile. In a cluster pair each CTA
-        # loads 1 / CLUSTER_M of the tile's rows of B (a K-major box) and receives the rest from its peer.
-        return self.b_desc.block_type.shape[1] * self.CLUSTER_M if self.B_KMAJOR else self.b_desc.block_type.shape[2]
+        # From B's box: the output descriptor's box may be a column chunk of the tile. A K-major B tile can arrive
+        # in B_PIECES row pieces (config.GemmConfig.b_pieces): in a cluster pair each CTA loads one half and
+        # receives the other from its peer; a tile of 192 columns (TMA boxes must have power-of-two sides) comes
+        # as three 64-row boxes.
+        return self.b_desc.block_type.shape[1] * self.B_PIECES if self.B_KMAJOR else self.b_desc.block_type.shape[2]
+
+    @gluon.constexpr_function
+    def block_n_main(self):
+        """Columns of the tile's first accumulator: the tile, or the largest power of two below a 192-column
+        tile. Triton's tensors and shared buffers have power-of-two shapes: such a tile is computed as a 128- and a
+        64-column accumulator (`block_n_rest`), each a wgmma of its own, on B slots of 128 rows (b_bufs) and 64
+        rows (b_rest)."""
+        return main_columns(self.block_n())
+
+    @gluon.constexpr_function
+    def block_n_rest(self):
+        return self.block_n() - self.block_n_main()
 
     @gluon.constexpr_function
     def block_k(self):
@@ -158,13 +185,31 @@ class GemmOperands:
 
     @gluon.jit
     def b_tile(self, index):
-        """The B slot as the [BLOCK_K, BLOCK_N] view wgmma reads."""
-        BN: gl.constexpr = self.block_n()
+        """The B slot as the [BLOCK_K, BLOCK_N] view wgmma reads (a 192-column tile: its first 128 columns)."""
+        BN: gl.constexpr = self.block_n_main()
         BK: gl.constexpr = self.block_k()
         if self.B_KMAJOR:
             return self.b_bufs.index(index).reshape([BN, BK]).permute((1, 0))
         else:
             return self.b_bufs.index(index).reshape([BK, BN])
+
+    @gluon.jit
+    def b_rest_tile(self, index):
+        """A 192-column tile's last 64 columns of B (K-major: the b_rest slot) as the [BLOCK_K, 64] view."""
+        BN: gl.constexpr = self.block_n_rest()
+        BK: gl.constexpr = self.block_k()
+        return self.b_rest.index(index).reshape([BN, BK]).permute((1, 0))
+
+    @gluon.jit
+    def b_piece_slot(self, index, piece: gl.constexpr):
+        """Where row piece `piece` of a B tile in pieces lands: its rows of the b_bufs slot, or of b_rest."""
+        ROWS: gl.constexpr = self.b_desc.block_type.shape[1]
+        MAIN: gl.constexpr = self.block_n_main()
+        if piece * ROWS < MAIN:
+            slot = self.b_bufs.index(index).slice(piece * ROWS, ROWS, dim=1)
+        else:
+            slot = self.b_rest.index(index).slice(piece * ROWS - MAIN, ROWS, dim=1)
+        return slot
 
 
 @gluon.jit
@@ -214,8 +259,8 @@ def multicast_end():
 @gluon.jit
 def tma_producer(p: GemmOperands, SchedulerImpl: gl.constexpr):
     BK: gl.constexpr = p.block_k()
-    # With CLUSTER_M = 2 each CTA's ready barrier counts both halves of B: its own and its peer's multicast.
-    nbytes: gl.constexpr = p.a_desc.block_type.nbytes + p.CLUSTER_M * p.b_desc.block_type.nbytes
+    # The ready barrier counts every piece of B (with CLUSTER_M = 2: its own half and its peer's multicast).
+    nbytes: gl.constexpr = p.a_desc.block_type.nbytes + p.B_PIECES * p.b_desc.block_type.nbytes
     cluster_sync(p.CLUSTER_M)
     wait_for_prior_grid()  # before the scheduler: a grouped GEMM's reads its tile table from global memory
     sched = p.scheduler(SchedulerImpl)
@@ -257,6 +302,11 @@ def tma_producer(p: GemmOperands, SchedulerImpl: gl.constexpr):
                                                     p.b_bufs.index(pos.index).slice(r * HALF, HALF, dim=1),
                                                     pred=rank == r)
                     multicast_end()
+            elif p.B_PIECES > 1:
+                ROWS: gl.constexpr = p.b_desc.block_type.shape[1]
+                for r in gl.static_range(p.B_PIECES):
+                    tma.async_copy_global_to_shared(p.b_desc, [b_outer, off_n + r * ROWS, k], bar,
+                                                    p.b_piece_slot(pos.index, r))
             elif p.B_KMAJOR:
                 tma.async_copy_global_to_shared(p.b_desc, [b_outer, off_n, k], bar, p.b_bufs.index(pos.index))
             else:
@@ -272,7 +322,7 @@ def tma_producer(p: GemmOperands, SchedulerImpl: gl.constexpr):
 
 @gluon.jit
 def wgmma_consumer(p: GemmOperands, SchedulerImpl: gl.constexpr, EpilogueImpl: gl.constexpr,
-                   acc_layout: gl.constexpr, CONSUMER: gl.constexpr):
+                   acc_layout: gl.constexpr, rest_layout: gl.constexpr, CONSUMER: gl.constexpr):
     """Consumer number CONSUMER of p.CONSUMERS: takes local units CONSUMER, CONSUMER + CONSUMERS, ...
 
     With two consumers the producer fills the ring unit after unit, so they alternate on the tensor cores, each
@@ -280,9 +330,13 @@ def wgmma_consumer(p: GemmOperands, SchedulerImpl: gl.constexpr, EpilogueImpl: g
     arithmetic; since an mbarrier wait only checks phase parity, it must not start waiting on a unit until the
     producer is within one ring pass of it: the `turns` barriers hand the turn over once the other consumer has
     waited on every slot of the unit before (so those slots, and all earlier ones, have been filled).
+
+    A 192-column tile (block_n_rest > 0: one consumer, whole tiles) keeps two accumulators, acc_layout's 128
+    columns and rest_layout's 64, and hands both to the epilogue's store_wide.
     """
     BM: gl.constexpr = p.mma_m()
-    BN: gl.constexpr = p.block_n()
+    BN: gl.constexpr = p.block_n_main()
+    BN_REST: gl.constexpr = p.block_n_rest()
     p.zero_a_padding()
     cluster_sync(p.CLUSTER_M)
     wait_for_prior_grid()
@@ -299,20 +353,38 @@ def wgmma_consumer(p: GemmOperands, SchedulerImpl: gl.constexpr, EpilogueImpl: g
                 else:
                     mbarrier.wait(p.turns.index(1), own & 1)
             pos = RingPosition.at(steps, p.ring.num_slots)
-            acc = gl.zeros([BM, BN], gl.float32, acc_layout)
-            for kk in range(work.k_count):
-                p.ring.wait_ready(pos)
-                acc = warpgroup_mma(p.a_tile(pos.index), p.b_tile(pos.index), acc, use_acc=kk > 0, is_async=True)
-                # Keep one wgmma in flight. Once it is the only one left, the one before it has retired and only
-                # THAT slot may be refilled: the current slot is still being read.
-                acc = warpgroup_mma_wait(1, deps=(acc, ))
-                p.ring.mark_previous_empty(pos, pred=kk > 0, CLUSTER=p.CLUSTER_M)
-                pos = pos.next()
-            if p.CONSUMERS > 1:
-                mbarrier.arrive(p.turns.index(1 - CONSUMER), count=1)
-            # pos is one past the unit's last slot: retire its wgmma and release it (a split-K part can be empty).
-            acc = warpgroup_mma_wait(0, deps=(acc, ))
-            p.ring.mark_previous_empty(pos, pred=work.k_count > 0, CLUSTER=p.CLUSTER_M)
-            epi.store(acc, work)
+            if BN_REST == 0:
+                acc = gl.zeros([BM, BN], gl.float32, acc_layout)
+                for kk in range(work.k_count):
+                    p.ring.wait_ready(pos)
+                    acc = warpgroup_mma(p.a_tile(pos.index), p.b_tile(pos.index), acc, use_acc=kk > 0, is_async=True)
+                    # Keep one wgmma in flight. Once it is the only one left, the one before it has retired and
+                    # only THAT slot may be refilled: the current slot is still being read.
+                    acc = warpgroup_mma_wait(1, deps=(acc, ))
+                    p.ring.mark_previous_empty(pos, pred=kk > 0, CLUSTER=p.CLUSTER_M)
+                    pos = pos.next()
+                if p.CONSUMERS > 1:
+                    mbarrier.arrive(p.turns.index(1 - CONSUMER), count=1)
+                # pos is one past the unit's last slot: retire its wgmma and release it (a split-K part can be
+                # empty).
+                acc = warpgroup_mma_wait(0, deps=(acc, ))
+                p.ring.mark_previous_empty(pos, pred=work.k_count > 0, CLUSTER=p.CLUSTER_M)
+                epi.store(acc, work)
+            else:
+                acc = gl.zeros([BM, BN], gl.float32, acc_layout)
+                rest = gl.zeros([BM, BN_REST], gl.float32, rest_layout)
+                for kk in range(work.k_count):
+                    p.ring.wait_ready(pos)
+                    a = p.a_tile(pos.index)
+                    acc = warpgroup_mma(a, p.b_tile(pos.index), acc, use_acc=kk > 0, is_async=True)
+                    rest = warpgroup_mma(a, p.b_rest_tile(pos.index), rest, use_acc=kk > 0, is_async=True)
+                    # Each wgmma is a group of its own: two left in flight are this step's, so the previous
+                    # step's slot may be refilled.
+                    acc, rest = warpgroup_mma_wait(2, deps=(acc, rest))
+                    p.ring.mark_previous_empty(pos, pred=kk > 0)
+                    pos = pos.next()
+                acc, rest = warpgroup_mma_wait(0, deps=(acc, rest))
+                p.ring.mark_previous_empty(pos, pred=work.k_count > 0)
+                epi.store_wide(acc, rest, work)
         steps += work.k_count
     epi.drain()

@@ -1,0 +1,88 @@
+"""GPU suite for 192-column tiles (GemmConfig(block_n=192, store_chunks=3); skipped without sm_90). Such a tile is
+two accumulators (128 + 64 columns) fed from two B buffers by three 64-row TMA boxes and stored as three 64-column
+chunks, so the column edges are what can go wrong: N below, at and just past each piece boundary (64, 128, 192) and
+the tile grid, a last tile whose third box or second accumulator lies wholly past N, bias and scales on the second
+accumulator's columns. Outputs are NaN-filled (warpgemm.testing.check_matmul)."""
+import pytest
+import torch
+
+import warpgemm
+from warpgemm.candidates import WIDE_CANDIDATES
+from warpgemm.config import check_config
+from warpgemm.testing import check_matmul, strided_operand
+
+pytestmark = pytest.mark.gpu
+BF = torch.bfloat16
+DEV = "cuda"
+
+
+def _assert_ok(r, what):
+    assert r["ok"], f"{what}: error {r['err']:.3e} > tolerance {r['tol']:.3e} (torch {r['torch_err']:.3e})"
+
+
+def rand(*shape, g, dtype=BF):
+    return torch.randn(shape, device=DEV, generator=g).to(dtype)
+
+
+@pytest.mark.parametrize("cfg", WIDE_CANDIDATES, ids=lambda c: c.name)
+def test_wide_tiles_at_column_edges(cfg):
+    g = torch.Generator(device=DEV).manual_seed(51)
+    for n in (1, 63, 64, 65, 127, 128, 129, 191, 192, 193, 255, 256, 320, 383, 385, 3072):
+        for m, k in ((130, 72), (1, 4096)):
+            a, w = rand(m, k, g=g), rand(n, k, g=g)
+            _assert_ok(check_matmul(a, w.T, config=cfg), f"{cfg.name} M={m} N={n} K={k}")
+    a, w, bias = rand(300, 520, g=g), rand(450, 520, g=g), rand(450, g=g)
+    _assert_ok(check_matmul(a, w.T, bias=bias, config=cfg), f"{cfg.name} bias")
+    if check_config(cfg, BF, torch.float32) is None:
+        _assert_ok(check_matmul(a, w.T, bias=bias, out_dtype=torch.float32, config=cfg), f"{cfg.name} fp32 out")
+    a16, w16 = rand(700, 520, g=g, dtype=torch.float16), rand(900, 520, g=g, dtype=torch.float16)
+    _assert_ok(check_matmul(a16, w16.T, config=cfg), f"{cfg.name} fp16")
+    a, b = rand(3, 300, 250, g=g), rand(3, 200, 250, g=g).transpose(1, 2)
+    _assert_ok(check_matmul(a, b, config=cfg), f"{cfg.name} batched A and B")
+    # Many tiles per program (3072^2 outputs: 384 tiles on at most 132 programs) with K over several ring wraps.
+    a, w = rand(3072, 1000, g=g), rand(3072, 1000, g=g)
+    _assert_ok(check_matmul(a, w.T, config=cfg), f"{cfg.name} 3072x3072x1000")
+
+
+def test_wide_tiles_read_other_layouts():
+    """A column-major A is read in place; a weight contiguous along N cannot be cut into 64-row boxes, so the
+    forced config runs on a K-major copy."""
+    cfg = WIDE_CANDIDATES[0]
+    g = torch.Generator(device=DEV).manual_seed(52)
+    for a_col, b_col in ((False, False), (True, True), (True, False)):
+        a = strided_operand(256, 200, col_major=a_col, dtype=BF, device=DEV, generator=g)
+        b = strided_operand(200, 500, col_major=b_col, dtype=BF, device=DEV, generator=g)
+        plan = warpgemm.explain(a, b, config=cfg)
+        assert ("A MN-major, read in place" if a_col else "A K-major, read in place") in plan, plan
+        assert ("B K-major, read in place" if b_col else "K-major copy") in plan, plan
+        _assert_ok(check_matmul(a, b, config=cfg), f"{cfg.name} layout {a_col, b_col}")
+
+
+def test_wide_tiles_are_bitwise_repeatable_and_graph_safe():
+    cfg = WIDE_CANDIDATES[0]
+    g = torch.Generator(device=DEV).manual_seed(53)
+    a, w = rand(1536, 2048, g=g), rand(4000, 2048, g=g)
+    first = warpgemm.matmul(a, w.T, config=cfg)
+    for _ in range(3):
+        assert torch.equal(warpgemm.matmul(a, w.T, config=cfg), first)
+    out = torch.full_like(first, float("nan"))
+    graph = torch.cuda.CUDAGraph()
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        warpgemm.matmul(a, w.T, out=out, config=cfg)  # warm up (compile) outside the capture
+        out.fill_(float("nan"))
+        with torch.cuda.graph(graph, stream=s):
+            warpgemm.matmul(a, w.T, out=out, config=cfg)
+    torch.cuda.current_stream().wait_stream(s)
+    graph.replay()
+    torch.cuda.synchronize()
+    assert torch.equal(out, first)
+
+
+def test_grouped_forms_refuse_wide_tiles():
+    g = torch.Generator(device=DEV).manual_seed(54)
+    x, w = rand(256, 128, g=g), rand(4, 64, 128, g=g)
+    offs = torch.tensor([64, 128, 192, 256], device=DEV, dtype=torch.int32)
+    with pytest.raises(ValueError, match="block_n"):
+        warpgemm.grouped_mm(x, w.transpose(1, 2), offs=offs, config=WIDE_CANDIDATES[0])
