@@ -41,9 +41,12 @@ def plan(a3, b3, c3, main=None, tail=None, n1=0):
     if main is None:
         return gemm_impl.plan_hopper(a3, b3, c3, None, None, may_tune=False)
     if main == "no wide":
-        choose = heuristics.choose_config
-        with mock.patch.object(heuristics, "choose_config", lambda *args: choose(*args[:7], False)):
-            return gemm_impl.plan_hopper(a3, b3, c3, None, None, may_tune=False)
+        heuristics.choose_config.cache_clear()
+        try:
+            with mock.patch.object(heuristics, "WIDE_MIN_GAIN", 0.0):
+                return gemm_impl.plan_hopper(a3, b3, c3, None, None, may_tune=False)
+        finally:
+            heuristics.choose_config.cache_clear()
     with mock.patch.object(gemm_impl, "resolve_config", lambda config, a, b, c: (main, "probe")), \
             mock.patch.object(heuristics, "tail_split_columns", lambda *args: n1), \
             mock.patch.object(heuristics, "TAIL", tail or heuristics.TAIL):

@@ -122,9 +122,8 @@ def test_hopper_variant_compiles_clean(variant, tmp_path):
         with pytest.raises(Exception, match="K-major"):
             compile_gemm(cfg, in_dtype=in_dt, out_dtype=out_dt, a_kmajor=a_k, b_kmajor=b_k, has_bias=bias)
         return
-    if cfg.b_pieces > 1 and not b_k:
-        # A cluster pair splits B's box by rows, a 192-column tile loads it as 64-row boxes: K-major B only (the
-        # host copies an N-major weight first).
+    if cfg.cluster_m > 1 and not b_k:
+        # A cluster pair splits B's box by rows: K-major B only (the host copies an N-major weight first).
         with pytest.raises(Exception, match="K-major"):
             compile_gemm(cfg, in_dtype=in_dt, out_dtype=out_dt, a_kmajor=a_k, b_kmajor=b_k, has_bias=bias)
         return

@@ -1,5 +1,5 @@
 """GPU suite for 192-column tiles (GemmConfig(block_n=192, store_chunks=3); skipped without sm_90). Such a tile is
-two accumulators (128 + 64 columns) fed from two B buffers by three 64-row TMA boxes and stored as three 64-column
+two accumulators (128 + 64 columns) fed from two B buffers by three 64-wide TMA boxes and stored as three 64-column
 chunks, so the column edges are what can go wrong: N below, at and just past each piece boundary (64, 128, 192) and
 the tile grid, a last tile whose third box or second accumulator lies wholly past N, bias and scales on the second
 accumulator's columns. Outputs are NaN-filled (warpgemm.testing.check_matmul)."""
@@ -31,6 +31,8 @@ def test_wide_tiles_at_column_edges(cfg):
         for m, k in ((130, 72), (1, 4096)):
             a, w = rand(m, k, g=g), rand(n, k, g=g)
             _assert_ok(check_matmul(a, w.T, config=cfg), f"{cfg.name} M={m} N={n} K={k}")
+        b = rand(72, n, g=g)  # a (K, N) row-major B: three 64-column boxes (a padded copy where N % 8 != 0)
+        _assert_ok(check_matmul(rand(130, 72, g=g), b, config=cfg), f"{cfg.name} M=130 N={n} K=72 B N-major")
     a, w, bias = rand(300, 520, g=g), rand(450, 520, g=g), rand(450, g=g)
     _assert_ok(check_matmul(a, w.T, bias=bias, config=cfg), f"{cfg.name} bias")
     if check_config(cfg, BF, torch.float32) is None:
@@ -44,17 +46,17 @@ def test_wide_tiles_at_column_edges(cfg):
     _assert_ok(check_matmul(a, w.T, config=cfg), f"{cfg.name} 3072x3072x1000")
 
 
-def test_wide_tiles_read_other_layouts():
-    """A column-major A is read in place; a weight contiguous along N cannot be cut into 64-row boxes, so the
-    forced config runs on a K-major copy."""
+def test_wide_tiles_read_every_layout_in_place():
+    """A column-major A, and a weight contiguous along N (three 64-column boxes into the two B buffers), are read in
+    place (M = 256, K = 200, N = 520: pitches TMA can take, so no copy hides a layout)."""
     cfg = WIDE_CANDIDATES[0]
     g = torch.Generator(device=DEV).manual_seed(52)
-    for a_col, b_col in ((False, False), (True, True), (True, False)):
+    for a_col, b_col in ((False, False), (True, True), (True, False), (False, True)):
         a = strided_operand(256, 200, col_major=a_col, dtype=BF, device=DEV, generator=g)
-        b = strided_operand(200, 500, col_major=b_col, dtype=BF, device=DEV, generator=g)
+        b = strided_operand(200, 520, col_major=b_col, dtype=BF, device=DEV, generator=g)
         plan = warpgemm.explain(a, b, config=cfg)
         assert ("A MN-major, read in place" if a_col else "A K-major, read in place") in plan, plan
-        assert ("B K-major, read in place" if b_col else "K-major copy") in plan, plan
+        assert ("B K-major, read in place" if b_col else "B MN-major, read in place") in plan, plan
         _assert_ok(check_matmul(a, b, config=cfg), f"{cfg.name} layout {a_col, b_col}")
 
 

@@ -37,8 +37,7 @@ def operands(M=40, N=24, K=32, seed=0, dtype=torch.bfloat16):
 
 
 def heuristic(a3, c3):
-    b3 = torch.empty(1, c3.shape[2], a3.shape[2], dtype=a3.dtype).transpose(1, 2)  # as operands(): K-contiguous
-    return gemm_impl.resolve_config(None, a3, b3, c3)[0]
+    return gemm_impl.resolve_config(None, a3, c3)[0]
 
 
 def timer_from(times):

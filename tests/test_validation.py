@@ -99,7 +99,7 @@ def test_invalid_forced_config_is_a_clear_error():
     a3, c3 = torch.empty(1, 8, 8, dtype=BF, device="meta"), torch.empty(1, 8, 8, dtype=BF, device="meta")
     bad = GemmConfig(block_m=128, block_n=256, block_k=64, stages=6, consumer_warps=8)
     with pytest.raises(ValueError, match=r"config .* is invalid for torch.bfloat16 inputs .*shared memory"):
-        gemm_impl.resolve_config(bad, a3, a3, c3)
+        gemm_impl.resolve_config(bad, a3, c3)
 
 
 def test_out_aliasing_an_input_is_refused():

@@ -43,7 +43,7 @@ class GemmConfig:
     store_chunks: 1 = the finished tile goes out through one tile-sized shared buffer; 2 or 4 = in that many
         column chunks through two chunk-sized buffers that alternate (one chunk's TMA store overlaps the next
         chunk's conversion), which frees shared memory for a deeper operand ring. block_n = 192 (128 + 64 columns,
-        whole plain tiles, a K-major weight) stores in 3.
+        whole plain tiles) stores in 3.
     stream_k: False = tiles (or split-K parts) are the units; True = stream-K: all tiles' K steps, laid end to
         end, are cut into one even range per program; a tile spread over several programs is summed by the last
         of them in program order (deterministic).
@@ -95,8 +95,8 @@ class GemmConfig:
 
     @property
     def b_pieces(self) -> int:
-        """TMA boxes one K-major B tile arrives in: a cluster pair's halves (each CTA loads one), or a 192-column
-        tile's three 64-row boxes (TMA boxes need power-of-two sides); else one."""
+        """TMA boxes one B tile arrives in: a cluster pair's halves of a K-major box (each CTA loads one), or a
+        192-column tile's three 64-wide boxes (TMA boxes need power-of-two sides); else one."""
         if self.cluster_m > 1:
             return self.cluster_m
         return 3 if self.block_n == WIDE_BLOCK_N else 1
@@ -224,10 +224,6 @@ def weight_layout_problem(cfg: GemmConfig, weight_k_contiguous: bool | None) -> 
     if cfg.block_m < 64 and weight_k_contiguous is False:
         return (f"config {cfg.name}: {cfg.block_m}-row swap-AB tiles need the weight (the product's B) contiguous "
                 "along K, as an nn.Linear weight is; got one contiguous along N")
-    if cfg.block_n == WIDE_BLOCK_N and weight_k_contiguous is False:
-        # Its B tile arrives as three 64-row boxes; an N-contiguous box would be cut across its swizzled rows.
-        return (f"config {cfg.name}: 192-column tiles load the weight in 64-row pieces, which needs the weight (the "
-                "product's B) contiguous along K, as an nn.Linear weight is; got one contiguous along N")
     if cfg.cluster_m > 1 and weight_k_contiguous is False:
         # Each CTA of a pair loads half of B's box by rows; an N-contiguous box would have to be cut across its
         # swizzled inner dimension.

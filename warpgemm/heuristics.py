@@ -52,7 +52,7 @@ TALL_BAND_MIN_ROW_TILES = 16
 # the column split) and 384 of 128x192 (2.9 waves). Measured (results/2026-11-26-wide/wide_alone.json, H100): at
 # equal waves a 128x192 tile takes 0.83-0.85 of a 128x256 one's time (3072^3: 85 vs 100 us; 1536^3, one wave each:
 # 19.2 vs 23.1 us); the heuristics' plan 0.83 -> 0.93x cuBLAS at 3072^3, 0.71 -> 0.83x at 1536^3. Over many waves
-# the wider tile's reuse wins: 6144^3 0.986 against 1.021. K-contiguous weights only (three 64-row TMA boxes).
+# the wider tile's reuse wins: 6144^3 0.986 against 1.021.
 WIDE = GemmConfig(block_m=128, block_n=WIDE_BLOCK_N, block_k=64, stages=4, consumer_warps=8, group_m=16,
                   store_chunks=3)
 WIDE_TILE_TIME = 0.85  # of a 128x256 tile's
@@ -297,11 +297,10 @@ def _cdiv(a: int, b: int) -> int:
 
 @functools.lru_cache(maxsize=4096)
 def choose_config(batches: int, M: int, N: int, K: int, in_dtype: torch.dtype, out_dtype: torch.dtype,
-                  num_sms: int, weight_k_contiguous: bool = True) -> tuple[GemmConfig, str]:
-    """The config for a (batches, M, N, K) problem and a short reason (for WARPGEMM_LOG / explain).
-    weight_k_contiguous: whether B (the weight) is contiguous along K, which WIDE tiles need."""
+                  num_sms: int) -> tuple[GemmConfig, str]:
+    """The config for a (batches, M, N, K) problem and a short reason (for WARPGEMM_LOG / explain)."""
     order, why = _large_or_other(batches, M, N, K, num_sms)
-    if order[0] in (LARGE, LARGE_ONE_WAVE, LARGE_TALL_BANDS) and weight_k_contiguous:
+    if order[0] in (LARGE, LARGE_ONE_WAVE, LARGE_TALL_BANDS):
         n1, large = _tail_split(batches, M, N, order[0], num_sms)
         wide = wide_tile_time(batches, M, N, num_sms)
         if wide <= WIDE_MIN_GAIN * large:

@@ -10,7 +10,7 @@ from typing import NamedTuple
 import torch
 
 from .. import _env
-from ..config import WIDE_BLOCK_N, GemmConfig, check_config, weight_layout_problem
+from ..config import GemmConfig, check_config, weight_layout_problem
 from .. import heuristics, tuning
 from ..kernels.hopper import tma_operands as tma
 from . import checks
@@ -37,15 +37,12 @@ def select_path(device: torch.device) -> PathChoice:
     return PathChoice("portable", f"sm_{cap[0]}{cap[1]} has no wgmma")
 
 
-def resolve_config(config: GemmConfig | None, a3: torch.Tensor, b3: torch.Tensor,
-                   c3: torch.Tensor) -> tuple[GemmConfig, str]:
+def resolve_config(config: GemmConfig | None, a3: torch.Tensor, c3: torch.Tensor) -> tuple[GemmConfig, str]:
     if config is not None:
         checks.check_forced_config(config, a3.dtype, c3.dtype)
         return config, "forced by the caller"
     batches, M, N = c3.shape
-    # b3 is (batch, K, N): a weight read (or copied) K-major has unit stride along K (_orient_b_copy keeps it so).
-    return heuristics.choose_config(batches, M, N, a3.shape[2], a3.dtype, c3.dtype, _env.sms_for(c3.device),
-                                    b3.stride(1) == 1)
+    return heuristics.choose_config(batches, M, N, a3.shape[2], a3.dtype, c3.dtype, _env.sms_for(c3.device))
 
 
 def k_major_weight_copy(b3: torch.Tensor):
@@ -154,7 +151,7 @@ def plan_hopper(a3, b3, c3, bias, config, *, may_tune: bool = True) -> HopperPla
             from ..kernels.gemv import GemvLaunch
 
             return GemvPlan(gemv_why, GemvLaunch(a3, b3, c3, bias is not None))
-    cfg, why = resolve_config(config, a3, b3, c3)
+    cfg, why = resolve_config(config, a3, c3)
     if config is None:
         tuned, tuned_why = tuning.config_for(a3, b3, c3, bias, cfg, may_tune=may_tune)
         if tuned is not None:
@@ -174,8 +171,7 @@ def plan_hopper(a3, b3, c3, bias, config, *, may_tune: bool = True) -> HopperPla
     if weight_layout_problem(cfg, b_geom.contiguous_dim == 1) is not None:
         # 32-row swap-AB tiles read the weight K-major (kernels/hopper/gemm_kernel.py); this one is N-major.
         if config is None:
-            cfg = (heuristics.LARGE if cfg.block_n == WIDE_BLOCK_N
-                   else cfg.replace(block_m=max(cfg.block_m, 64), cluster_m=1))
+            cfg = cfg.replace(block_m=max(cfg.block_m, 64), cluster_m=1)
             why += f"; the weight is not K-contiguous: {cfg.name} instead"
         else:
             b_geom, b_copy = k_major_weight_copy(b3)

@@ -27,12 +27,12 @@ def operand_blocks(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool):
     """TMA boxes of the kernel's A and B operands (the caller's B and A when swapped) and of C."""
     bm, bn, bk = cfg.block_m, cfg.block_n, cfg.block_k
     a_block = (1, bm, bk) if a_kmajor else (1, bk, bm)
-    # A K-major B tile may come in row pieces: a cluster pair's halves, a 192-row tile's 64-row boxes
-    # (GemmConfig.b_pieces; config.weight_layout_problem keeps N-major weights away from both).
-    if cfg.b_pieces > 1 and not b_kmajor:
-        raise ValueError(f"config {cfg.name} loads B in row pieces, which needs a K-major B (the weight contiguous "
-                         "along K)")
-    b_block = (1, bn // cfg.b_pieces, bk) if b_kmajor else (1, bk, bn)
+    # A B tile may come in pieces along N (GemmConfig.b_pieces): a cluster pair's row halves of a K-major box
+    # (config.weight_layout_problem keeps N-major weights away), a 192-column tile's 64-wide boxes.
+    if cfg.cluster_m > 1 and not b_kmajor:
+        raise ValueError(f"config {cfg.name}: a cluster pair splits B's box by rows, which needs a K-major B (the "
+                         "weight contiguous along K)")
+    b_block = (1, bn // cfg.b_pieces, bk) if b_kmajor else (1, bk, bn // cfg.b_pieces)
     c_block = (1, bn, bm) if cfg.swap_ab else (1, bm, bn // cfg.store_chunks)
     return a_block, b_block, c_block
 

@@ -36,16 +36,15 @@ def a_slots_shape(stages, box, a_kmajor):
 
 @gluon.constexpr_function
 def b_slots_shape(stages, box, b_kmajor, pieces, rest=False):
-    # A K-major B tile may arrive as row pieces (a cluster pair's halves, a 192-row tile's three 64-row boxes):
-    # each slot holds all of them, the 192-row tile's in two buffers (shared buffers need power-of-two sides): the
-    # first 128 rows, and `rest` the last 64. Rows are the outer dimension only in a K-major box
-    # (config.weight_layout_problem keeps other weights away).
-    if pieces > 1 and not b_kmajor:
-        raise ValueError("a B tile in row pieces (cluster_m > 1, block_n = 192) needs a K-major B (the weight "
-                         "contiguous along K)")
-    rows = box[1] * pieces
-    main = main_columns(rows)
-    return [stages, box[0], rows - main if rest else main, box[2]]
+    # A B tile may arrive in pieces along N: a cluster pair's row halves of a K-major box, a 192-column tile's three
+    # 64-wide boxes (K-major: 64 rows; N-major: 64 contiguous columns). Each slot holds all of them, the 192-column
+    # tile's in two buffers (shared buffers need power-of-two sides): its first 128 columns, and `rest` the last 64.
+    n_dim = 1 if b_kmajor else 2
+    width = box[n_dim] * pieces
+    main = main_columns(width)
+    shape = [stages] + list(box)
+    shape[1 + n_dim] = width - main if rest else main
+    return shape
 
 
 @gluon.constexpr_function
@@ -88,7 +87,7 @@ def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, 
                                        b_slots_shape(STAGES, b_desc.block_type.shape, B_KMAJOR, B_PIECES),
                                        b_desc.layout)
     # Each slot is consumed by exactly one consumer, so one arrive empties it; in a cluster pair, one from each CTA.
-    if main_columns(b_desc.block_type.shape[1] * B_PIECES) < b_desc.block_type.shape[1] * B_PIECES:
+    if B_PIECES == 3:  # a 192-column tile (config.GemmConfig.b_pieces)
         b_rest = gl.allocate_shared_memory(b_desc.dtype,
                                            b_slots_shape(STAGES, b_desc.block_type.shape, B_KMAJOR, B_PIECES, True),
                                            b_desc.layout)

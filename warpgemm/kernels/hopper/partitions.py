@@ -114,7 +114,8 @@ class GemmOperands:
         # in B_PIECES row pieces (config.GemmConfig.b_pieces): in a cluster pair each CTA loads one half and
         # receives the other from its peer; a tile of 192 columns (TMA boxes must have power-of-two sides) comes
         # as three 64-row boxes.
-        return self.b_desc.block_type.shape[1] * self.B_PIECES if self.B_KMAJOR else self.b_desc.block_type.shape[2]
+        box = self.b_desc.block_type.shape
+        return (box[1] if self.B_KMAJOR else box[2]) * self.B_PIECES
 
     @gluon.constexpr_function
     def block_n_main(self):
@@ -195,20 +196,25 @@ class GemmOperands:
 
     @gluon.jit
     def b_rest_tile(self, index):
-        """A 192-column tile's last 64 columns of B (K-major: the b_rest slot) as the [BLOCK_K, 64] view."""
+        """A 192-column tile's last 64 columns of B (the b_rest slot) as the [BLOCK_K, 64] view."""
         BN: gl.constexpr = self.block_n_rest()
         BK: gl.constexpr = self.block_k()
-        return self.b_rest.index(index).reshape([BN, BK]).permute((1, 0))
+        if self.B_KMAJOR:
+            return self.b_rest.index(index).reshape([BN, BK]).permute((1, 0))
+        else:
+            return self.b_rest.index(index).reshape([BK, BN])
 
     @gluon.jit
     def b_piece_slot(self, index, piece: gl.constexpr):
-        """Where row piece `piece` of a B tile in pieces lands: its rows of the b_bufs slot, or of b_rest."""
-        ROWS: gl.constexpr = self.b_desc.block_type.shape[1]
+        """Where piece `piece` of a B tile in pieces lands: its columns of the tile (rows of a K-major box, the
+        contiguous dimension of an N-major one) in the b_bufs slot, or in b_rest."""
+        DIM: gl.constexpr = 1 if self.B_KMAJOR else 2
+        WIDTH: gl.constexpr = self.b_desc.block_type.shape[DIM]
         MAIN: gl.constexpr = self.block_n_main()
-        if piece * ROWS < MAIN:
-            slot = self.b_bufs.index(index).slice(piece * ROWS, ROWS, dim=1)
+        if piece * WIDTH < MAIN:
+            slot = self.b_bufs.index(index).slice(piece * WIDTH, WIDTH, dim=DIM)
         else:
-            slot = self.b_rest.index(index).slice(piece * ROWS - MAIN, ROWS, dim=1)
+            slot = self.b_rest.index(index).slice(piece * WIDTH - MAIN, WIDTH, dim=DIM)
         return slot
 
 
@@ -302,10 +308,15 @@ def tma_producer(p: GemmOperands, SchedulerImpl: gl.constexpr):
                                                     p.b_bufs.index(pos.index).slice(r * HALF, HALF, dim=1),
                                                     pred=rank == r)
                     multicast_end()
-            elif p.B_PIECES > 1:
+            elif p.B_PIECES > 1 and p.B_KMAJOR:
                 ROWS: gl.constexpr = p.b_desc.block_type.shape[1]
                 for r in gl.static_range(p.B_PIECES):
                     tma.async_copy_global_to_shared(p.b_desc, [b_outer, off_n + r * ROWS, k], bar,
+                                                    p.b_piece_slot(pos.index, r))
+            elif p.B_PIECES > 1:
+                COLS: gl.constexpr = p.b_desc.block_type.shape[2]
+                for r in gl.static_range(p.B_PIECES):
+                    tma.async_copy_global_to_shared(p.b_desc, [b_outer, k, off_n + r * COLS], bar,
                                                     p.b_piece_slot(pos.index, r))
             elif p.B_KMAJOR:
                 tma.async_copy_global_to_shared(p.b_desc, [b_outer, off_n, k], bar, p.b_bufs.index(pos.index))
