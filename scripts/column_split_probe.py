@@ -3,7 +3,7 @@ smaller tiles over the last columns beat one launch on shapes outside the suites
 fits its tile count to the SMs)? Every variant is checked against an fp32 product (NaN-filled output) and timed
 against torch.matmul in alternating rounds.
 
-    python scripts/column_split_probe.py OUT.json [--rounds N] [--shapes MxNxK,...] [--alone] [--wide] [--heuristics-only]
+    python scripts/column_split_probe.py OUT.json [--rounds N] [--shapes MxNxK,...] [--alone] [--wide] [--heuristics-only] [--nn]
 
 --wide adds the 192-column tiles (candidates.WIDE_CANDIDATES) to the tiles tried; --alone times every tile alone
 and no column splits. Every run also times the heuristics' plan without 192-column tiles (as before they existed).
@@ -83,6 +83,7 @@ def main():
     ap.add_argument("--shapes", default=",".join(SHAPES))
     ap.add_argument("--alone", action="store_true")
     ap.add_argument("--wide", action="store_true")
+    ap.add_argument("--nn", action="store_true", help="B row-major (K, N) instead of an (N, K) weight's W.T")
     ap.add_argument("--heuristics-only", action="store_true", help="only the heuristics' plan, with and without wide")
     args = ap.parse_args()
     if args.wide:
@@ -96,8 +97,9 @@ def main():
         a = torch.randn(M, K, device="cuda", generator=g).bfloat16()
         w = torch.randn(N, K, device="cuda", generator=g).bfloat16()
         ref = a.float() @ w.float().t()
-        a3, b3 = a.unsqueeze(0), w.t().unsqueeze(0)
-        fns, errs, names = {"cublas": lambda: torch.matmul(a, w.t())}, {}, {}
+        b = w.t().contiguous() if args.nn else w.t()  # --nn: B (K, N) row-major, as torch.matmul(a, b) users have it
+        a3, b3 = a.unsqueeze(0), b.unsqueeze(0)
+        fns, errs, names = {"cublas": lambda: torch.matmul(a, b)}, {}, {}
         for name, main_cfg, tail, n1 in variants(M, N, sms, args.alone, args.heuristics_only):
             c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
             c3 = c.unsqueeze(0)
@@ -120,7 +122,7 @@ def main():
             result["rows"].append(row)
             print(f"{shape:>16} {k:>24} {med[k] * 1e3:8.1f} us ratio {row['ratio']:.3f} err {errs[k]:.1e}",
                   flush=True)
-        del a, w, ref
+        del a, w, b, ref
     bad = [r for r in result["rows"] if not r["rel_error"] < 1e-2]
     result["ok"] = not bad
     with open(args.json, "w") as f:
