@@ -53,8 +53,8 @@ CLUSTER_CANDIDATES: tuple[GemmConfig, ...] = (
     _C(64, 128, 64, 8, 4, cluster_m=2),
 )
 CANDIDATES = tuple(dict.fromkeys(DENSE_CANDIDATES + MID_CANDIDATES + DECODE_CANDIDATES + CLUSTER_CANDIDATES))
-SUITE_CANDIDATES = {"dense": DENSE_CANDIDATES, "quick": DENSE_CANDIDATES, "mid": MID_CANDIDATES,
-                    "decode": DECODE_CANDIDATES}
+SUITE_CANDIDATES = {"dense": DENSE_CANDIDATES, "quick": DENSE_CANDIDATES, "odd": DENSE_CANDIDATES,
+                    "mid": MID_CANDIDATES, "decode": DECODE_CANDIDATES}
 
 
 def parse_config(text: str) -> GemmConfig:

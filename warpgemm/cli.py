@@ -118,6 +118,13 @@ def bench_dense(dtype: str = _DTYPE_OPT, layout: str = _LAYOUT_OPT, rounds: int 
     _bench_gemm("quick" if quick else "dense", dtype, layout, rounds, calibrate, json_path, back_to_back)
 
 
+@bench_app.command("odd")
+def bench_odd(dtype: str = _DTYPE_OPT, layout: str = _LAYOUT_OPT, rounds: int = _ROUNDS_OPT,
+              calibrate: bool = _CALIBRATE_OPT, json_path: Optional[Path] = _JSON_OPT):
+    """Suite `odd`: 12 shapes off the powers of two (1536^3, 3072^3, 3000x5000x2000, 777x4096x11008, ...)."""
+    _bench_gemm("odd", dtype, layout, rounds, calibrate, json_path, False)
+
+
 @bench_app.command("mid")
 def bench_mid(dtype: str = _DTYPE_OPT, layout: str = _LAYOUT_OPT, rounds: int = _ROUNDS_OPT,
               calibrate: bool = _CALIBRATE_OPT, json_path: Optional[Path] = _JSON_OPT,
@@ -127,7 +134,7 @@ def bench_mid(dtype: str = _DTYPE_OPT, layout: str = _LAYOUT_OPT, rounds: int = 
 
 
 @bench_app.command("sweep")
-def bench_sweep(suite: str = typer.Option("mid", help="dense, mid or quick"), dtype: str = _DTYPE_OPT,
+def bench_sweep(suite: str = typer.Option("mid", help="dense, mid, odd or quick"), dtype: str = _DTYPE_OPT,
                 layout: str = _LAYOUT_OPT,
                 configs: Optional[str] = typer.Option(None, help="comma-separated config names (default: all)"),
                 rounds: int = typer.Option(1, help="rounds per config (medians)"),
@@ -297,7 +304,7 @@ def bench_overhead(size: int = typer.Option(256), json_path: Optional[Path] = ty
 
 
 @app.command()
-def tune(suite: Optional[str] = typer.Option(None, help="tune every shape of a suite: dense, mid, quick or decode"),
+def tune(suite: Optional[str] = typer.Option(None, help="tune every shape of a suite: dense, mid, odd, quick or decode"),
          shapes: Optional[str] = typer.Option(None, help="comma-separated MxNxK shapes to tune"),
          dtype: str = _DTYPE_OPT, layout: str = _LAYOUT_OPT,
          rep_ms: int = typer.Option(25, help="do_bench time per candidate (ms)"),

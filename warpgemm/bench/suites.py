@@ -37,9 +37,19 @@ def quick_suite() -> list[GemmCase]:
             GemmCase(1024, 8192, 8192)]
 
 
+def odd_suite() -> list[GemmCase]:
+    """Sizes that are not the LLM weights' powers of two, as users try them: squares of 1536-3072, and shapes whose
+    128x256 tile count leaves a wave partly filled on 132 SMs (cuBLAS fits its tile width to them)."""
+    shapes = [(1536, 1536, 1536), (2560, 2560, 2560), (3072, 3072, 3072), (3072, 3072, 1024), (1536, 4096, 4096),
+              (1280, 5120, 5120), (3000, 5000, 2000), (2000, 2000, 8000), (777, 4096, 11008), (1024, 2304, 4096),
+              (6144, 1536, 4096), (1280, 6912, 4096)]
+    return [GemmCase(*s) for s in shapes]
+
+
 def decode_gemm_suite() -> list[GemmCase]:
     """`bench decode`'s rows and weights as plain cases (bench fp8 times them after an L2 flush: weights cold)."""
     return [GemmCase(m, n, k) for m in (1, 4, 16, 32, 64) for n, k in LLM_NK]
 
 
-GEMM_SUITES = {"dense": dense_suite, "mid": mid_suite, "quick": quick_suite, "decode": decode_gemm_suite}
+GEMM_SUITES = {"dense": dense_suite, "mid": mid_suite, "quick": quick_suite, "decode": decode_gemm_suite,
+               "odd": odd_suite}
