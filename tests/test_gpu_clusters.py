@@ -8,7 +8,7 @@ import torch
 import warpgemm
 from warpgemm.candidates import CLUSTER_CANDIDATES
 from warpgemm.config import check_config
-from warpgemm.testing import check_matmul, strided_operand
+from warpgemm.testing import check_matmul, check_repeatable, strided_operand
 
 pytestmark = pytest.mark.gpu
 BF = torch.bfloat16
@@ -57,33 +57,9 @@ def test_cluster_tiles_read_other_layouts(cfg):
 
 
 def test_cluster_tiles_are_bitwise_repeatable_on_two_streams_and_in_a_graph():
-    cfg = CLUSTER_CANDIDATES[0]
     g = torch.Generator(device=DEV).manual_seed(43)
     a, w = rand(2000, 2048, g=g), rand(3000, 2048, g=g)
-    first = warpgemm.matmul(a, w.T, config=cfg)
-    for _ in range(3):
-        assert torch.equal(warpgemm.matmul(a, w.T, config=cfg), first)
-    streams = [torch.cuda.Stream() for _ in range(2)]
-    outs = [None, None]
-    torch.cuda.synchronize()
-    for i, s in enumerate(streams):
-        with torch.cuda.stream(s):
-            outs[i] = warpgemm.matmul(a, w.T, config=cfg)
-    torch.cuda.synchronize()
-    assert all(torch.equal(o, first) for o in outs)
-    out = torch.full_like(first, float("nan"))
-    graph = torch.cuda.CUDAGraph()
-    s = torch.cuda.Stream()
-    s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        warpgemm.matmul(a, w.T, out=out, config=cfg)  # warm up (compile) outside the capture
-        out.fill_(float("nan"))
-        with torch.cuda.graph(graph, stream=s):
-            warpgemm.matmul(a, w.T, out=out, config=cfg)
-    torch.cuda.current_stream().wait_stream(s)
-    graph.replay()
-    torch.cuda.synchronize()
-    assert torch.equal(out, first)
+    check_repeatable(a, w.T, CLUSTER_CANDIDATES[0])
 
 
 def test_grouped_forms_refuse_cluster_tiles():

@@ -107,3 +107,34 @@ def check_matrix(dtypes=(torch.bfloat16, torch.float16), device="cuda", cases=No
             r.update(M=m, N=n, K=k, dtype=str(dtype), a_col_major=a_col, b_col_major=b_col)
             rows.append(r)
     return rows
+
+
+def check_repeatable(a: torch.Tensor, b: torch.Tensor, config=None) -> None:
+    """warpgemm.matmul(a, b, config=config) gives bitwise the first call's result on repeats, on two streams at once
+    and replayed from a CUDA graph into a NaN-filled out (captured after a warm-up call, which compiles); raises
+    AssertionError otherwise. GPU only."""
+    import warpgemm
+
+    first = warpgemm.matmul(a, b, config=config)
+    for _ in range(3):
+        assert torch.equal(warpgemm.matmul(a, b, config=config), first), "a repeat differs"
+    outs = [None, None]
+    torch.cuda.synchronize()
+    for i, s in enumerate([torch.cuda.Stream() for _ in range(2)]):
+        with torch.cuda.stream(s):
+            outs[i] = warpgemm.matmul(a, b, config=config)
+    torch.cuda.synchronize()
+    assert all(torch.equal(o, first) for o in outs), "a call on a second stream differs"
+    out = torch.full_like(first, float("nan"))
+    graph = torch.cuda.CUDAGraph()
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        warpgemm.matmul(a, b, out=out, config=config)
+        out.fill_(float("nan"))
+        with torch.cuda.graph(graph, stream=s):
+            warpgemm.matmul(a, b, out=out, config=config)
+    torch.cuda.current_stream().wait_stream(s)
+    graph.replay()
+    torch.cuda.synchronize()
+    assert torch.equal(out, first), "the graph replay differs"
