@@ -22,13 +22,14 @@ def test_shipped_configs_are_valid_for_16bit_outputs(cfg):
     (GemmConfig(block_m=96), "block_m must be"),
     (GemmConfig(block_n=100), "block_n must be"),
     # 192 columns only as whole plain tiles in three 64-column store chunks (two accumulators, 64-row B boxes).
-    (GemmConfig(block_n=192), "block_n=192 runs whole plain tiles"),
-    (GemmConfig(block_n=192, store_chunks=3, split_k=2), "block_n=192 runs whole plain tiles"),
-    (GemmConfig(block_n=192, store_chunks=3, stream_k=True), "block_n=192 runs whole plain tiles"),
+    (GemmConfig(block_n=192), "block_n=192 runs whole plain"),
+    (GemmConfig(block_n=192, store_chunks=3, split_k=2), "block_n=192 runs whole plain"),
+    (GemmConfig(block_n=192, store_chunks=3, stream_k=True), "block_n=192 runs whole plain"),
     (GemmConfig(block_m=64, block_n=192, consumer_warps=4, store_chunks=3, consumers=2), "block_n=192"),
+    (GemmConfig(block_m=64, block_n=192, consumer_warps=4, store_chunks=3, stages=5), "block_n=192"),
     (GemmConfig(block_n=192, store_chunks=3, cluster_m=2), "block_n=192"),
     (GemmConfig(block_n=128, store_chunks=3), "store_chunks must be"),
-    (GemmConfig(block_n=192, store_chunks=3, consumer_warps=4), "registers per thread"),
+    (GemmConfig(block_n=192, store_chunks=3, consumer_warps=4), "block_n=192"),
     (GemmConfig(block_k=16), "block_k must be"),
     (GemmConfig(consumer_warps=2), "consumer_warps"),
     (GemmConfig(block_m=64, consumer_warps=8), "too small"),
@@ -216,3 +217,23 @@ def test_wide_tiles_where_they_fit_the_sms_better():
         assert choose_config(1, case.M, case.N, case.K, bf, bf, 132)[0] != WIDE, case
     for m, n in ((6144, 6144), (1024, 4096), (2560, 2560), (3000, 5000), (777, 4096)):
         assert choose_config(1, m, n, 4096, bf, bf, 132)[0] != WIDE, (m, n)
+
+
+def test_kernel_constexprs_follow_the_kernel_signature():
+    """The raw launcher passes constexprs by position (kernels/hopper/launch.py): the dict must list them in the order
+    gemm_kernel declares them."""
+    from warpgemm.heuristics import WIDE
+    from warpgemm.kernels.hopper.gemm import kernel_constexprs
+    from warpgemm.kernels.hopper.gemm_kernel import gemm_kernel
+
+    names = list(kernel_constexprs(WIDE, True, True, False, False, False))
+    params = [p for p in gemm_kernel.arg_names if p != "num_warps"]
+    assert params[-len(names):] == names
+
+
+def test_wide_tiles_outside_the_plain_path_are_refused_before_compiling():
+    from warpgemm.kernels.hopper.gemm import kernel_constexprs
+
+    bad = GemmConfig(128, 192, 64, 4, 8, store_chunks=3, split_k=2)
+    with pytest.raises(ValueError, match="block_n=192"):
+        kernel_constexprs(bad, True, True, False, False, False)

@@ -122,7 +122,8 @@ VARIANTS = FP8_CONFIGS + (
 def test_forced_configs(cfg):
     """Every shipped fp8 config and the variants a user can force, rowwise scales and a bias, ragged sizes."""
     g = torch.Generator(device=DEV).manual_seed(11)
-    for M, N, K in ((1, 300, 4096), (70, 1030, 2000), (257, 4096, 1024), (1024, 2048, 8192)):
+    # N = 1110: a 192-column tile's second accumulator partly inside N (1110 = 5 x 192 + 150).
+    for M, N, K in ((1, 300, 4096), (70, 1110, 2000), (257, 4096, 1024), (1024, 2048, 8192)):
         a, w = quantized(M, K, g), quantized(N, K, g)
         sa, sb = scales_for("rowwise", M, N, g)
         check(a, w.T, sa, sb, torch.randn(N, device=DEV, generator=g).to(BF), BF, cfg, f"{cfg.name} {M}x{N}x{K}")

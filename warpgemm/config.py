@@ -158,10 +158,8 @@ def check_config(cfg: GemmConfig, in_dtype: torch.dtype, out_dtype: torch.dtype,
     # three 64-row boxes and its output goes out in three 64-column chunks.
     if bn not in (16, 32, 64, 128, 192, 256):
         return f"block_n must be 16, 32, 64, 128, 192 or 256, got {bn}"
-    if bn == WIDE_BLOCK_N and (cfg.split_k > 1 or cfg.stream_k or cfg.swap_ab or cfg.consumers > 1
-                               or cfg.cluster_m > 1 or cfg.store_chunks != 3):
-        return ("block_n=192 runs whole plain tiles with one consumer, stored in three 64-column chunks "
-                f"(split_k=1, stream_k=False, swap_ab=False, consumers=1, cluster_m=1, store_chunks=3), got {cfg.name}")
+    if bn == WIDE_BLOCK_N and wide_tile_problem(cfg):
+        return wide_tile_problem(cfg)
     if bk not in (32, 64, 128, 256):
         return f"block_k must be 32, 64, 128 or 256, got {bk}"
     if bk * in_dtype.itemsize < 32:
@@ -215,6 +213,17 @@ def check_config(cfg: GemmConfig, in_dtype: torch.dtype, out_dtype: torch.dtype,
     if smem > SMEM_LIMIT:
         return (f"needs {smem} bytes of shared memory for {in_dtype} inputs and {out_dtype} output "
                 f"(limit {SMEM_LIMIT})")
+    return None
+
+
+def wide_tile_problem(cfg: GemmConfig) -> str | None:
+    """Why a block_n = 192 config cannot run, or None: the kernel's two-accumulator path (kernels/hopper/partitions.py)
+    is the plain cooperative one only, and only 128-row tiles have been run on a GPU."""
+    if (cfg.block_m != 128 or cfg.consumer_warps != 8 or cfg.split_k > 1 or cfg.stream_k or cfg.swap_ab
+            or cfg.consumers > 1 or cfg.cluster_m > 1 or cfg.store_chunks != 3):
+        return ("block_n=192 runs whole plain 128-row tiles on two warpgroups, stored in three 64-column chunks "
+                "(block_m=128, consumer_warps=8, split_k=1, stream_k=False, swap_ab=False, consumers=1, cluster_m=1, "
+                f"store_chunks=3), got {cfg.name}")
     return None
 
 

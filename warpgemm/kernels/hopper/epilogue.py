@@ -179,10 +179,13 @@ class TmaStoreEpilogue:
 
     @gluon.jit
     def store_wide(self, acc, rest, work):
-        """A 192-column tile: its 128- and 64-column accumulators, as three 64-column chunks that keep alternating
-        between the two chunk buffers."""
+        """A 192-column tile: its 128- and 64-column accumulators, as three 64-column chunks through the two chunk
+        buffers (0, 1, 0)."""
         MAIN_N: gl.constexpr = acc.type.shape[1]
         CHUNK_N: gl.constexpr = self.c_desc.block_type.shape[2]
+        # The previous tile's last chunk left from buffer 0, which this tile's first chunk fills: store_chunk's wait
+        # (all but the newest store done reading) would not cover it. After a whole mainloop it has long finished.
+        tma.store_wait(0)
         self.store_tile(acc, work.batch, work.off_m, work.off_n)
         self.store_tile(rest, work.batch, work.off_m, work.off_n + MAIN_N, MAIN_N // CHUNK_N)
 
@@ -208,7 +211,8 @@ class TmaStoreEpilogue:
         BLOCK_M: gl.constexpr = self.c_desc.block_type.shape[1]
         CHUNK_N: gl.constexpr = self.c_desc.block_type.shape[2]
         BUFFERS: gl.constexpr = self.c_smem.type.shape[0]
-        # Stores complete in issue order: leaving BUFFERS - 1 in flight frees the one this buffer last sent.
+        # Stores complete in issue order: leaving BUFFERS - 1 in flight frees the one this buffer last sent, when
+        # buffers alternate (store_wide's three chunks, 0 1 0, wait for all before a tile's first).
         tma.store_wait(BUFFERS - 1)
         dst = self.c_smem.index(buffer)
         dst.reshape([BLOCK_M, CHUNK_N]).store(chunk)

@@ -8,7 +8,8 @@ import torch
 import triton
 
 from ... import _env
-from ...config import WIDE_BLOCK_N, GemmConfig, launch_warps, weight_layout_problem, worker_consumer_regs
+from ...config import (WIDE_BLOCK_N, GemmConfig, launch_warps, weight_layout_problem, wide_tile_problem,
+                       worker_consumer_regs)
 from ...heuristics import persistent_grid
 from .epilogue import RowBoundStoreEpilogue, RowBoundTransposedEpilogue, TmaStoreEpilogue, TransposedStoreEpilogue
 from .gemm_kernel import gemm_kernel
@@ -77,6 +78,8 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
     if scale and (grouped or ragged_k):
         raise ValueError(f"scaled (fp8) outputs are for dense products only; got grouped={grouped}, "
                          f"ragged_k={ragged_k}")
+    if cfg.block_n == WIDE_BLOCK_N and wide_tile_problem(cfg):
+        raise ValueError(wide_tile_problem(cfg))  # the kernel's two-accumulator path would hang or misstore
     if (cfg.cluster_m > 1 or cfg.block_n == WIDE_BLOCK_N) and (grouped or ragged_k):
         raise ValueError(f"config {cfg.name}: cluster_m > 1 and block_n = {WIDE_BLOCK_N} run dense products only; got "
                          f"grouped={grouped}, ragged_k={ragged_k}")
