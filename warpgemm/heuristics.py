@@ -47,6 +47,11 @@ LARGE_ONE_WAVE = LARGE.replace(stages=4, store_chunks=4)
 # and 0.992 -> 1.024x cuBLAS in two runs (results/2026-11-22-power/).
 LARGE_TALL_BANDS = LARGE.replace(group_m=16)
 TALL_BAND_MIN_ROW_TILES = 16
+# The same tile for fp32 outputs: a whole 128x256 fp32 output tile does not fit beside the ring, 4 column chunks
+# through two buffers do. Until 2026-11-26 fp32 outputs fell back to 128x128 tiles; measured against them
+# (results/2026-11-26-wide/fp32_out.json, bf16 inputs, 3 rounds): 4096^3 +13%, 1024x8192x8192 +10%, 4096x14336x4096
+# +7%, 2048^3 +7%, 8192^3 +2%, 16384x4096x4096 0%.
+LARGE_FP32_OUT = LARGE.replace(store_chunks=4)
 # 128x192 tiles (two accumulators of 128 + 64 columns, kernels/hopper/partitions.py) where they fit the SMs in fewer
 # tile-times than 128x256 ones (`wide_tile_time`): 3072^3 has 288 128x256 tiles (2.2 waves: 3 wave-times, 2.65 with
 # the column split) and 384 of 128x192 (2.9 waves). Measured (results/2026-11-26-wide/wide_alone.json, H100): at
@@ -132,8 +137,8 @@ GROUPED_STREAM = GemmConfig(block_m=128, block_n=256, block_k=128, stages=2, con
 # (results/2026-11-25-wgrad/ragged_band.json).
 RAGGED_K_ROWS = LARGE_ONE_WAVE.replace(group_m=1)
 
-SHIPPED_CONFIGS: tuple[GemmConfig, ...] = ((LARGE, LARGE_TALL_BANDS, LARGE_ONE_WAVE, RAGGED_K_ROWS, WIDE, MEDIUM,
-                                            MEDIUM_FP32_OUT, SMALL, NARROW)
+SHIPPED_CONFIGS: tuple[GemmConfig, ...] = ((LARGE, LARGE_TALL_BANDS, LARGE_ONE_WAVE, LARGE_FP32_OUT, RAGGED_K_ROWS,
+                                            WIDE, MEDIUM, MEDIUM_FP32_OUT, SMALL, NARROW)
                                            + tuple(DECODE.values()) + (DECODE_SHORT_K, DECODE_WIDE, GROUPED_LARGE,
                                                                         GROUPED_NARROW_N, GROUPED_STREAM))
 
@@ -337,13 +342,13 @@ def _large_or_other(batches: int, M: int, N: int, K: int, num_sms: int) -> tuple
     elif tiles_128 < num_sms // 2 or (M <= 128 and tiles_128 < num_sms):
         order, why = (SMALL, MEDIUM_FP32_OUT), f"{tiles_128} 128x128 tiles for {num_sms} SMs: 64x128 tiles"
     elif M >= 512 and num_sms // 2 <= tiles_large <= num_sms:
-        order, why = (LARGE_ONE_WAVE, LARGE, MEDIUM, MEDIUM_FP32_OUT), \
+        order, why = (LARGE_ONE_WAVE, LARGE, LARGE_FP32_OUT, MEDIUM, MEDIUM_FP32_OUT), \
             f"{tiles_large} 128x256 tiles: one wave, chunked stores and a 4th stage"
     elif M >= 512 and tiles_large >= num_sms // 2 and _cdiv(M, 128) >= TALL_BAND_MIN_ROW_TILES:
-        order, why = (LARGE_TALL_BANDS, LARGE, MEDIUM, MEDIUM_FP32_OUT), \
+        order, why = (LARGE_TALL_BANDS, LARGE, LARGE_FP32_OUT, MEDIUM, MEDIUM_FP32_OUT), \
             f"enough 128x256 tiles to fill the SMs; {_cdiv(M, 128)} tile-rows: bands of 16 (fewer HBM bytes per wave)"
     elif M >= 512 and tiles_large >= num_sms // 2:
-        order, why = (LARGE, MEDIUM, MEDIUM_FP32_OUT), "enough 128x256 tiles to fill the SMs"
+        order, why = (LARGE, LARGE_FP32_OUT, MEDIUM, MEDIUM_FP32_OUT), "enough 128x256 tiles to fill the SMs"
     else:
         order, why = (MEDIUM, MEDIUM_FP32_OUT), "128x128 tiles, 6-stage ring"
     return order, why
