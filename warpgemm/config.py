@@ -155,7 +155,7 @@ def check_config(cfg: GemmConfig, in_dtype: torch.dtype, out_dtype: torch.dtype,
     elif bm not in (64, 128, 256):
         return f"block_m must be 32 (swap_ab), 64, 128 or 256, got {bm}"
     # TMA boxes (the operand and output tiles) must have power-of-two sides: a 192-column tile's B arrives in
-    # three 64-row boxes and its output goes out in three 64-column chunks.
+    # three 64-wide boxes and its output goes out in three 64-column chunks.
     if bn not in (16, 32, 64, 128, 192, 256):
         return f"block_n must be 16, 32, 64, 128, 192 or 256, got {bn}"
     if bn == WIDE_BLOCK_N and wide_tile_problem(cfg):

@@ -14,6 +14,9 @@ The rules are few and each rests on `warpgemm bench sweep` runs (notes/perf.md, 
   reuse per byte loaded; best or tied on every dense shape swept); when they make a single wave, with 4 stages
   and the output stored in 4 overlapped column chunks; with 16+ tile-rows per batch, walked in bands of 16
   tile-rows (fewer HBM bytes per wave: sustained GEMMs run at the power cap, where bytes cost clock).
+- Where 128x256 tiles would leave a wave partly filled and 128x192 tiles need fewer tile-times (3072^3, 1536^3 and
+  other sizes off the powers of two; none of the suites' LLM shapes): 128x192 tiles (`WIDE`, `wide_tile_time`).
+- fp32 outputs: the same 128x256 tile stored in 4 column chunks (`LARGE_FP32_OUT`; a whole fp32 tile does not fit).
 - Otherwise one warpgroup on 128x128 tiles with a 6-deep ring (4 -> 6 stages: geomean 0.83 -> 0.92 on `mid`).
 - One or two rows of x against a weight read along K (batch-1 or -2 decode, F.linear's layout): a CUDA-core GEMV
   (kernels/gemv.py, kernels/gemv_rows.py), thousands of short programs the hardware balances over the SMs

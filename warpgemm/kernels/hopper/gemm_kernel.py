@@ -86,13 +86,13 @@ def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, 
     b_bufs = gl.allocate_shared_memory(b_desc.dtype,
                                        b_slots_shape(STAGES, b_desc.block_type.shape, B_KMAJOR, B_PIECES),
                                        b_desc.layout)
-    # Each slot is consumed by exactly one consumer, so one arrive empties it; in a cluster pair, one from each CTA.
-    if B_PIECES == 3:  # a 192-column tile (config.GemmConfig.b_pieces)
+    if B_PIECES == 3:  # a 192-column tile (config.GemmConfig.b_pieces): its last 64 columns of B
         b_rest = gl.allocate_shared_memory(b_desc.dtype,
                                            b_slots_shape(STAGES, b_desc.block_type.shape, B_KMAJOR, B_PIECES, True),
                                            b_desc.layout)
     else:
         b_rest = b_bufs  # unused
+    # Each slot is consumed by exactly one consumer, so one arrive empties it; in a cluster pair, one from each CTA.
     ring = BarrierRing.allocate(STAGES, CLUSTER_M)
     # Ping-pong hand-over: turns[c] is arrived on when consumer c may start its next unit.
     turns = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())

@@ -110,10 +110,10 @@ class GemmOperands:
 
     @gluon.constexpr_function
     def block_n(self):
-        # From B's box: the output descriptor's box may be a column chunk of the tile. A K-major B tile can arrive
-        # in B_PIECES row pieces (config.GemmConfig.b_pieces): in a cluster pair each CTA loads one half and
-        # receives the other from its peer; a tile of 192 columns (TMA boxes must have power-of-two sides) comes
-        # as three 64-row boxes.
+        # From B's box: the output descriptor's box may be a column chunk of the tile. A B tile can arrive in
+        # B_PIECES pieces along N (config.GemmConfig.b_pieces): in a cluster pair each CTA loads one row half of a
+        # K-major tile and receives the other from its peer; a tile of 192 columns (TMA boxes must have
+        # power-of-two sides) comes as three 64-wide boxes.
         box = self.b_desc.block_type.shape
         return (box[1] if self.B_KMAJOR else box[2]) * self.B_PIECES
 
@@ -121,8 +121,8 @@ class GemmOperands:
     def block_n_main(self):
         """Columns of the tile's first accumulator: the tile, or the largest power of two below a 192-column
         tile. Triton's tensors and shared buffers have power-of-two shapes: such a tile is computed as a 128- and a
-        64-column accumulator (`block_n_rest`), each a wgmma of its own, on B slots of 128 rows (b_bufs) and 64
-        rows (b_rest)."""
+        64-column accumulator (`block_n_rest`), each a wgmma of its own, on B slots of 128 columns (b_bufs) and 64
+        (b_rest)."""
         return main_columns(self.block_n())
 
     @gluon.constexpr_function
