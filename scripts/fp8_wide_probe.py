@@ -1,0 +1,73 @@
+"""Do 128x192 tiles help fp8 (scaled_mm) where they help bf16? For each shape: scaled_mm with its heuristics'
+config and with forced 128x192 fp8 tiles (K steps of 128 fp8 elements, 3 or 4 stages), each checked against
+torch._scaled_mm on the same operands and timed in alternating rounds against it (use_fast_accum=True).
+
+    python scripts/fp8_wide_probe.py OUT.json [--rounds N] [--shapes MxNxK,...] [--scaling tensorwise|rowwise]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+
+import torch
+
+import warpgemm
+from warpgemm.bench.fp8_bench import make_fp8_operands
+from warpgemm.bench.gemm_bench import environment
+from warpgemm.bench.timing import bench_ms, warm_gpu
+from warpgemm.config import GemmConfig
+from warpgemm.heuristics import choose_fp8_config
+from warpgemm.testing import rel_error
+
+SHAPES = ("3072x3072x3072,1536x1536x1536,3072x3072x1024,1024x2304x4096,6144x1536x4096,1280x6912x4096,"
+          "4096x4096x4096,2560x2560x2560")
+VARIANTS = {"heuristics": None,
+            "WIDE_s3": GemmConfig(128, 192, 128, 3, 8, group_m=16, store_chunks=3),
+            "WIDE_s4": GemmConfig(128, 192, 128, 4, 8, group_m=16, store_chunks=3)}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("json")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--shapes", default=SHAPES)
+    ap.add_argument("--scaling", default="tensorwise")
+    args = ap.parse_args()
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    result = {"environment": environment(), "scaling": args.scaling, "rows": []}
+    warm_gpu(2.0)
+    for shape in args.shapes.split(","):
+        M, N, K = (int(x) for x in shape.split("x"))
+        a, b, sa, sb = make_fp8_operands(M, N, K, args.scaling)
+        want = torch._scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16, use_fast_accum=True)
+        fns = {"torch": lambda: torch._scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16, use_fast_accum=True)}
+        errs = {}
+        for name, cfg in VARIANTS.items():
+            errs[name] = rel_error(warpgemm.scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16, config=cfg),
+                                   want.float())
+            fns[name] = (lambda cfg: (lambda: warpgemm.scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16,
+                                                                 config=cfg)))(cfg)
+        times = {k: [] for k in fns}
+        for r in range(args.rounds):
+            for k in (list(fns) if r % 2 == 0 else list(fns)[::-1]):
+                times[k].append(bench_ms(fns[k], 80))
+        med = {k: statistics.median(v) for k, v in times.items()}
+        chosen = choose_fp8_config(M, N, K, torch.bfloat16, sms, rowwise=args.scaling == "rowwise")[0].name
+        for k, cfg in VARIANTS.items():
+            row = {"shape": shape, "variant": k, "config": cfg.name if cfg else chosen, "ms": med[k],
+                   "ms_torch": med["torch"], "ratio": med["torch"] / med[k], "rounds_ms": times[k],
+                   "rel_diff_vs_torch": errs[k]}
+            result["rows"].append(row)
+            print(f"{shape:>16} {k:>10} {row['config']:>26} {med[k] * 1e3:8.1f} us ratio {row['ratio']:.3f} "
+                  f"diff {errs[k]:.1e}", flush=True)
+        del a, b, want
+    result["ok"] = all(r["rel_diff_vs_torch"] < 1e-2 for r in result["rows"])
+    with open(args.json, "w") as f:
+        json.dump(result, f, indent=1)
+    if not result["ok"]:
+        raise SystemExit("a variant differs from torch._scaled_mm")
+
+
+if __name__ == "__main__":
+    main()
