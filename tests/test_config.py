@@ -237,3 +237,20 @@ def test_wide_tiles_outside_the_plain_path_are_refused_before_compiling():
     bad = GemmConfig(128, 192, 64, 4, 8, store_chunks=3, split_k=2)
     with pytest.raises(ValueError, match="block_n=192"):
         kernel_constexprs(bad, True, True, False, False, False)
+
+
+def test_fp8_wide_tiles_follow_the_same_model():
+    from warpgemm.bench.suites import dense_suite, mid_suite
+    from warpgemm.heuristics import FP8_WIDE, choose_fp8_config
+
+    bf = torch.bfloat16
+    for m, n in ((3072, 3072), (1536, 1536), (1024, 2304), (6144, 1536)):
+        for rowwise in (False, True):
+            cfg, why = choose_fp8_config(m, n, 4096, bf, 132, rowwise=rowwise)
+            assert cfg == FP8_WIDE and "128x192 tiles" in why, (m, n, why)
+    assert choose_fp8_config(3072, 3072, 4096, torch.float32, 132)[0] == FP8_WIDE  # fits an fp32 output
+    for case in dense_suite() + mid_suite():
+        for rowwise in (False, True):
+            assert choose_fp8_config(case.M, case.N, case.K, bf, 132, rowwise=rowwise)[0] != FP8_WIDE, case
+    assert choose_fp8_config(4096, 4096, 4096, bf, 132)[0] != FP8_WIDE
+    assert choose_fp8_config(2560, 2560, 2560, bf, 132)[0] != FP8_WIDE

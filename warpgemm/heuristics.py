@@ -167,8 +167,14 @@ FP8_DECODE = {
     32: GemmConfig(block_m=64, block_n=32, block_k=256, stages=8, consumer_warps=4, swap_ab=True),
     64: GemmConfig(block_m=64, block_n=64, block_k=256, stages=6, consumer_warps=4, swap_ab=True),
 }
+# 128x192 tiles where the same tile-count model as bf16's picks them (`wide_tile_time`), against the 128x256 plan or
+# the 128x128 one of FP8_SHORT_TAIL (0.55 of a 128x256 tile-time each). Measured against scaled_mm's plan before
+# (results/2026-11-26-wide/fp8_wide.json, per-tensor scales, 3 rounds): 1536^3 +14%, 1024x2304x4096 +15%,
+# 1280x6912x4096 +10%, 6144x1536x4096 +9%, 3072^3 +5%, 3072^2 x 1024 +3%; 3 stages lose 0-17% to 4.
+FP8_WIDE = GemmConfig(block_m=128, block_n=WIDE_BLOCK_N, block_k=128, stages=4, consumer_warps=8, group_m=16,
+                      store_chunks=3)
 FP8_CONFIGS: tuple[GemmConfig, ...] = (FP8_LARGE, FP8_LARGE_TALL_BANDS, FP8_LARGE_ROWWISE, FP8_LARGE_ROWWISE_TALL_BANDS,
-                                       FP8_MEDIUM, FP8_SMALL, FP8_NARROW) + tuple(FP8_DECODE.values())
+                                       FP8_MEDIUM, FP8_SMALL, FP8_NARROW, FP8_WIDE) + tuple(FP8_DECODE.values())
 # 128x256 tiles that make 1-4 waves with a last wave under half full take 128x128 tiles instead (1024x14336x4096:
 # 3.4 waves, 0.90 -> 0.96x); the bf16 path splits such a tail off into a second launch instead.
 FP8_SHORT_TAIL = 0.5
@@ -201,6 +207,13 @@ def choose_fp8_config(M: int, N: int, K: int, out_dtype: torch.dtype, num_sms: i
         why = "enough 128x256 tiles to fill the SMs" + ("; bands of 16 tile-rows" if tall else "")
     else:
         cfg, why = FP8_MEDIUM, "128x128 tiles"
+    if M >= 512 and tiles_large >= num_sms // 2:
+        # The plan's time in 128x256 wave-times, against 128x192 tiles' (as choose_config weighs them).
+        plan = (_cdiv(tiles_128, num_sms) * TAIL_TILE_TIME if cfg == FP8_MEDIUM
+                else float(_cdiv(tiles_large, num_sms)))
+        wide = wide_tile_time(1, M, N, num_sms)
+        if wide <= WIDE_MIN_GAIN * plan:
+            cfg, why = FP8_WIDE, f"128x192 tiles: {wide:.2f} 128x256 wave-times against {plan:.2f} for {cfg.name}"
     first = cfg
     while check_config(cfg, torch.float8_e4m3fn, out_dtype) is not None and cfg.stages > 2:
         cfg = cfg.replace(stages=cfg.stages - 1)
