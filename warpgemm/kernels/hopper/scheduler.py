@@ -111,11 +111,17 @@ class GroupedTileScheduler:
     @gluon.jit
     def make(batches, M, N, num_k, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, GROUP_M: gl.constexpr,
              SPLIT_K: gl.constexpr):
+        return GroupedTileScheduler.walk(gl.program_id(0), gl.num_programs(0), batches, M, N, num_k, BLOCK_M,
+                                         BLOCK_N, GROUP_M, SPLIT_K)
+
+    @gluon.jit
+    def walk(first, step, batches, M, N, num_k, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, GROUP_M: gl.constexpr,
+             SPLIT_K: gl.constexpr):
+        """Units first, first + step, ... (a program's share when `step` walkers split the units)."""
         tiles_m = gl.cdiv(M, BLOCK_M)
         tiles_n = gl.cdiv(N, BLOCK_N)
         num_units = batches * tiles_m * tiles_n * SPLIT_K
-        return GroupedTileScheduler(gl.program_id(0), gl.num_programs(0), num_units, tiles_m, tiles_n,
-                                    gl.to_tensor(num_k),
+        return GroupedTileScheduler(first, step, num_units, tiles_m, tiles_n, gl.to_tensor(num_k),
                                     BLOCK_M, BLOCK_N, GROUP_M, SPLIT_K)
 
     @gluon.jit
@@ -259,65 +265,47 @@ class StreamKScheduler:
 class PairedTileScheduler:
     """Whole tiles for 2-CTA clusters (GemmConfig.cluster_m = 2): the CTAs of a cluster (programs 2q and 2q + 1)
     take the two tiles of a 2 x 1 pair, rows 2m and 2m + 1 of one tile column, which read the same B tile (each CTA
-    loads half of it and multicasts it to both). Pairs are walked like GroupedTileScheduler's tiles, in bands of
-    max(GROUP_M // 2, 1) pair-rows (GROUP_M tile-rows when GROUP_M is even). Both CTAs of a cluster walk the same
-    number of pairs with the same K steps, as their shared ring needs; with an odd number of tile-rows the last
-    pair's lower tile lies past the output (its loads read zeros, its store is clipped whole)."""
+    loads half of it and multicasts it to both). The pairs are GroupedTileScheduler's tiles of 2 * BLOCK_M rows,
+    walked by the clusters, in bands of max(GROUP_M // 2, 1) pair-rows (GROUP_M tile-rows when GROUP_M is even).
+    Both CTAs of a cluster walk the same pairs with the same K steps, as their shared ring needs; with an odd number
+    of tile-rows the last pair's lower tile lies past the output (its loads read zeros, its store is clipped whole)."""
 
-    first: gl.tensor
-    step: gl.tensor
-    num_units: gl.tensor
+    pairs: GroupedTileScheduler
     rank: gl.tensor
     tiles_m: gl.tensor
-    pairs_m: gl.tensor
-    tiles_n: gl.tensor
-    num_k: gl.tensor
     BLOCK_M: gl.constexpr
-    BLOCK_N: gl.constexpr
-    GROUP_M: gl.constexpr
 
     @gluon.constexpr_function
-    def __init__(self, first, step, num_units, rank, tiles_m, pairs_m, tiles_n, num_k, BLOCK_M, BLOCK_N, GROUP_M):
-        self.first = first
-        self.step = step
-        self.num_units = num_units
+    def __init__(self, pairs, rank, tiles_m, BLOCK_M):
+        self.pairs = pairs
         self.rank = rank
         self.tiles_m = tiles_m
-        self.pairs_m = pairs_m
-        self.tiles_n = tiles_n
-        self.num_k = num_k
         self.BLOCK_M = gl.constexpr(BLOCK_M)
-        self.BLOCK_N = gl.constexpr(BLOCK_N)
-        self.GROUP_M = gl.constexpr(GROUP_M)
 
     @gluon.jit
     def create(p):
-        tiles_m = gl.cdiv(p.gemm_m(), p.block_m())
-        pairs_m = gl.cdiv(tiles_m, 2)
-        tiles_n = gl.cdiv(p.gemm_n(), p.block_n())
         # Cluster dims are (2, 1, 1): a cluster is two consecutive programs, its rank the program's parity.
         program = gl.program_id(0)
-        return PairedTileScheduler(program // 2, gl.num_programs(0) // 2, p.c_desc.shape[0] * pairs_m * tiles_n,
-                                   program % 2, tiles_m, pairs_m, tiles_n, gl.to_tensor(p.num_k_steps()),
-                                   p.block_m(), p.block_n(), max(p.GROUP_M // 2, 1))
+        pairs = GroupedTileScheduler.walk(program // 2, gl.num_programs(0) // 2, p.c_desc.shape[0], p.gemm_m(),
+                                          p.gemm_n(), p.num_k_steps(), 2 * p.block_m(), p.block_n(),
+                                          max(p.GROUP_M // 2, 1), 1)
+        return PairedTileScheduler(pairs, program % 2, gl.cdiv(p.gemm_m(), p.block_m()), p.block_m())
 
     @gluon.jit
     def local_count(self):
-        return gl.cdiv(self.num_units - self.first, self.step)
+        return self.pairs.local_count()
 
     @gluon.jit
     def work(self, i):
-        u = self.first + i * self.step
-        per_batch = self.pairs_m * self.tiles_n
-        batch = u // per_batch
-        pair_m, tile_n = grouped_order(u - batch * per_batch, self.pairs_m, self.tiles_n, self.GROUP_M)
-        tile_m = 2 * pair_m + self.rank
+        pair = self.pairs.work(i)
+        tile_m = pair.off_m // self.BLOCK_M + self.rank
+        off_m = tile_m * self.BLOCK_M
         # With an odd tiles_m the last pair's lower tile (tile_m == tiles_m) lies past the output and its id is that
         # of the next batch's first-row tile: harmless, since only PartialSumEpilogue reads ids and clusters never
         # split K (config.check_config).
-        tile = (batch * self.tiles_m + tile_m) * self.tiles_n + tile_n
-        return WorkItem(batch, tile_m * self.BLOCK_M, tile_n * self.BLOCK_N, tile, u * 0, u * 0, self.num_k,
-                        (tile_m + 1) * self.BLOCK_M, u * 0)
+        tile = (pair.batch * self.tiles_m + tile_m) * self.pairs.tiles_n + pair.off_n // self.pairs.BLOCK_N
+        return WorkItem(pair.batch, off_m, pair.off_n, tile, pair.split, pair.k_first, pair.k_count,
+                        off_m + self.BLOCK_M, pair.k_end)
 
     @gluon.constexpr_function
     def whole_units(self):
