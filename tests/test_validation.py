@@ -256,3 +256,14 @@ def test_config_fields_are_typed_at_construction():
             GemmConfig(**bad)
     cfg = GemmConfig(stream_k=True)
     assert GemmConfig.from_list(cfg.to_list()) == cfg and GemmConfig.from_list(cfg.to_list()).stream_k is True
+
+
+def test_bench_config_names_are_checked_before_the_gpu():
+    """A mistyped --configs is a usage error (exit 2, naming the option and the name) on any machine."""
+    from typer.testing import CliRunner
+
+    from warpgemm.cli import app
+
+    for cmd in (["bench", "sweep"], ["bench", "decode"]):
+        res = CliRunner().invoke(app, cmd + ["--configs", "128x256x64_s3,bogus"], terminal_width=200)
+        assert res.exit_code == 2 and "--configs" in res.output and "bogus" in res.output, res.output

@@ -60,7 +60,11 @@ SUITE_CANDIDATES = {"dense": DENSE_CANDIDATES, "quick": DENSE_CANDIDATES, "odd":
 def parse_config(text: str) -> GemmConfig:
     """'128x128x64_s5_w4_g8_pp_sk2' (a config's name) back into a GemmConfig."""
     parts = text.split("_")
-    bm, bn, bk = (int(x) for x in parts[0].split("x"))
+    try:
+        bm, bn, bk = (int(x) for x in parts[0].split("x"))
+    except ValueError:
+        raise ValueError(f"cannot read config name {text!r}: expected a tile BMxBNxBK then _-separated fields, e.g. "
+                         "128x256x64_s3_w8_g8") from None
     fields = dict(block_m=bm, block_n=bn, block_k=bk)
     for p in parts[1:]:
         if p == "pp":

@@ -133,6 +133,18 @@ def bench_mid(dtype: str = _DTYPE_OPT, layout: str = _LAYOUT_OPT, rounds: int = 
     _bench_gemm("mid", dtype, layout, rounds, calibrate, json_path, back_to_back)
 
 
+def _parse_configs(configs: Optional[str]):
+    """--configs' comma-separated config names as GemmConfigs (None: none given); a bad name is a usage error."""
+    from .candidates import parse_config
+
+    if not configs:
+        return None
+    try:
+        return tuple(parse_config(c) for c in configs.split(","))
+    except (ValueError, TypeError) as e:
+        raise typer.BadParameter(str(e), param_hint="--configs") from None
+
+
 @bench_app.command("sweep")
 def bench_sweep(suite: str = typer.Option("mid", help="dense, mid, odd or quick"), dtype: str = _DTYPE_OPT,
                 layout: str = _LAYOUT_OPT,
@@ -140,13 +152,12 @@ def bench_sweep(suite: str = typer.Option("mid", help="dense, mid, odd or quick"
                 rounds: int = typer.Option(1, help="rounds per config (medians)"),
                 json_path: Optional[Path] = _JSON_OPT):
     """Every candidate config on every shape of a suite, each against cuBLAS: what the heuristics rest on."""
+    chosen = _parse_configs(configs)  # a bad name is reported before the GPU is looked for
     if not _has_hopper():
         _no_gpu_notice("bench sweep")
         return
     from .bench.sweep import run_sweep
-    from .candidates import parse_config
 
-    chosen = None if not configs else tuple(parse_config(c) for c in configs.split(","))
     res = run_sweep(suite, dtype, layout, chosen, rounds=rounds, progress=lambda s: console.print(s, highlight=False))
     _print_table(f"best config per shape: {suite} {dtype} {layout}", ("shape", "config", "ms", "ratio"),
                  [(r["shape"], r["config"], f"{r['ms']:.4f}", f"{r['ratio']:.3f}") for r in res["best"]])
@@ -163,13 +174,12 @@ def bench_decode(rounds: int = typer.Option(5, help="alternating timing rounds p
                  json_path: Optional[Path] = _JSON_OPT):
     """Decode: x (M = 1-64 rows, or those of --m) @ W.T for the six LLM weights, bandwidth vs F.linear, weights
     cold in L2."""
+    chosen = _parse_configs(configs)
     if not _has_hopper():
         _no_gpu_notice("bench decode")
         return
     from .bench.decode_bench import DECODE_M, decode_cases, run_decode_suite
-    from .candidates import parse_config
 
-    chosen = None if not configs else [parse_config(c) for c in configs.split(",")]
     ms = DECODE_M if not m else tuple(dict.fromkeys(int(v) for v in m.split(",")))
     res = run_decode_suite(rounds=rounds, configs=chosen, eager=eager, cases=decode_cases(ms),
                            progress=lambda s: console.print(s, highlight=False))
