@@ -1,6 +1,7 @@
 """Which tile should a bf16 GEMM with an fp32 output take? The 128x256 tiles' single-buffer epilogue does not fit
-an fp32 output tile beside their ring, so the heuristics fall back to 128x128 tiles with 4 stages; a 128x256 tile
-stored in 4 column chunks and the 128x192 tile both fit. Each config is checked against an fp32 product
+an fp32 output tile beside their ring, so the heuristics fell back to 128x128 tiles with 4 stages (until
+heuristics.LARGE_FP32_OUT, chosen from this probe's first run); a 128x256 tile stored in 4 column chunks and the
+128x192 tile both fit. Each config is checked against an fp32 product
 (NaN-filled output) and timed in alternating rounds next to cuBLAS's bf16-output matmul (a reference point only:
 cuBLAS is not asked for fp32 outputs here).
 

@@ -254,3 +254,24 @@ def test_fp8_wide_tiles_follow_the_same_model():
             assert choose_fp8_config(case.M, case.N, case.K, bf, 132, rowwise=rowwise)[0] != FP8_WIDE, case
     assert choose_fp8_config(4096, 4096, 4096, bf, 132)[0] != FP8_WIDE
     assert choose_fp8_config(2560, 2560, 2560, bf, 132)[0] != FP8_WIDE
+
+
+def test_wide_tiles_are_weighed_against_the_plan_that_runs():
+    """fp32 outputs run LARGE_FP32_OUT, which is never column-split: the 128x192 tile is weighed against it."""
+    from warpgemm.heuristics import LARGE_FP32_OUT, WIDE
+
+    bf = torch.bfloat16
+    assert choose_config(1, 1024, 6144, 4096, bf, bf, 132)[0] != WIDE  # against the bf16 plan's column split
+    cfg, why = choose_config(1, 1024, 6144, 4096, bf, torch.float32, 132)
+    assert cfg == WIDE and LARGE_FP32_OUT.name in why and "column split" not in why, why
+
+
+def test_config_names_read_back():
+    from warpgemm.candidates import CANDIDATES, parse_config
+    from warpgemm.heuristics import FP8_CONFIGS
+
+    for cfg in CANDIDATES + SHIPPED_CONFIGS + FP8_CONFIGS:
+        assert parse_config(cfg.name) == cfg
+    for bad in ("128x256x64_", "128x256x64__s3", "bogus", "128x256x64_q3"):
+        with pytest.raises(ValueError, match="cannot read config"):
+            parse_config(bad)

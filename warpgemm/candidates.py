@@ -67,6 +67,8 @@ def parse_config(text: str) -> GemmConfig:
                          "128x256x64_s3_w8_g8") from None
     fields = dict(block_m=bm, block_n=bn, block_k=bk)
     for p in parts[1:]:
+        if not p:
+            raise ValueError(f"cannot read config name {text!r}: an empty field between underscores")
         if p == "pp":
             fields["consumers"] = 2
         elif p == "streamk":

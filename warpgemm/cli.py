@@ -225,7 +225,7 @@ def bench_moe(rounds: int = typer.Option(3, help="alternating timing rounds per 
 
 
 @bench_app.command("fp8")
-def bench_fp8(suite: str = typer.Option("dense", help="dense, mid, quick, or decode (M = 1-64, CUDA graphs, cold "
+def bench_fp8(suite: str = typer.Option("dense", help="dense, mid, odd, quick, or decode (M = 1-64, CUDA graphs, cold "
                                                      "weights, as `bench decode`)"),
               scaling: str = typer.Option("tensorwise", help="tensorwise or rowwise scales"),
               rounds: int = _ROUNDS_OPT, json_path: Optional[Path] = _JSON_OPT):

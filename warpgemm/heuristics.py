@@ -322,12 +322,15 @@ def choose_config(batches: int, M: int, N: int, K: int, in_dtype: torch.dtype, o
     """The config for a (batches, M, N, K) problem and a short reason (for WARPGEMM_LOG / explain)."""
     order, why = _large_or_other(batches, M, N, K, num_sms)
     if order[0] in (LARGE, LARGE_ONE_WAVE, LARGE_TALL_BANDS):
-        n1, large = _tail_split(batches, M, N, order[0], num_sms)
-        wide = wide_tile_time(batches, M, N, num_sms)
-        if wide <= WIDE_MIN_GAIN * large:
-            why = (f"128x192 tiles: {wide:.2f} 128x256 wave-times against {large:.2f} for {order[0].name}"
-                   + (" with its column split" if n1 else ""))
-            order = (WIDE,) + order
+        # Weighed against the 128x256 config that fits these dtypes (fp32 outputs: LARGE_FP32_OUT, never split).
+        plan = next((c for c in order if c.block_n == 256 and check_config(c, in_dtype, out_dtype) is None), None)
+        if plan is not None:
+            n1, large = _tail_split(batches, M, N, plan, num_sms)
+            wide = wide_tile_time(batches, M, N, num_sms)
+            if wide <= WIDE_MIN_GAIN * large:
+                why = (f"128x192 tiles: {wide:.2f} 128x256 wave-times against {large:.2f} for {plan.name}"
+                       + (" with its column split" if n1 else ""))
+                order = (WIDE,) + order
     for cfg in order:
         if check_config(cfg, in_dtype, out_dtype) is None:
             if cfg != order[0]:

@@ -98,7 +98,7 @@ def run_fp8_suite(suite: str = "dense", scaling: str = "tensorwise", rounds: int
                    "over rounds; ratio = baseline ms / warpgemm ms; the promoted baseline timed once per shape"),
         "environment": environment(),
         "geomean_ratio": geomean(r["ratio"] for r in rows),
-        "min_ratio": min(r["ratio"] for r in rows),
+        "min_ratio": min((r["ratio"] for r in rows), default=float("nan")),
         "geomean_ratio_vs_promoted": geomean(r["ratio_vs_promoted"] for r in rows),
         "results": rows,
         "skipped_no_baseline": skipped,
