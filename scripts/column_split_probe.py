@@ -3,7 +3,8 @@ smaller tiles over the last columns beat one launch on shapes outside the suites
 fits its tile count to the SMs)? Every variant is checked against an fp32 product (NaN-filled output) and timed
 against torch.matmul in alternating rounds.
 
-    python scripts/column_split_probe.py OUT.json [--rounds N] [--shapes MxNxK,...] [--alone] [--wide] [--heuristics-only] [--nn]
+    python scripts/column_split_probe.py OUT.json [--rounds N] [--shapes MxNxK,...] [--alone] [--wide]
+                                         [--heuristics-only] [--nn]
 
 --wide adds the 192-column tiles (candidates.WIDE_CANDIDATES) to the tiles tried; --alone times every tile alone
 and no column splits. Every run also times the heuristics' plan without 192-column tiles (as before they existed).

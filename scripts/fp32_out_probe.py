@@ -56,10 +56,12 @@ def main():
             for k in (list(fns) if r % 2 == 0 else list(fns)[::-1]):
                 times[k].append(bench_ms(fns[k], 80))
         med = {k: statistics.median(v) for k, v in times.items()}
-        chosen = heuristics.choose_config(1, M, N, K, bf, f32, torch.cuda.get_device_properties(0).multi_processor_count)
+        sms = torch.cuda.get_device_properties(0).multi_processor_count
+        chosen = heuristics.choose_config(1, M, N, K, bf, f32, sms)
         for k in CONFIGS:
             row = {"shape": shape, "variant": k, "config": (CONFIGS[k] or chosen[0]).name, "ms": med[k],
-                   "ms_cublas_bf16_out": med["cublas_bf16_out"], "ratio_to_cublas_bf16": med["cublas_bf16_out"] / med[k],
+                   "ms_cublas_bf16_out": med["cublas_bf16_out"],
+                   "ratio_to_cublas_bf16": med["cublas_bf16_out"] / med[k],
                    "speedup_vs_heuristics": med["heuristics"] / med[k], "rounds_ms": times[k], "rel_error": errs[k]}
             result["rows"].append(row)
             print(f"{shape:>18} {k:>16} {row['config']:>26} {med[k] * 1e3:9.1f} us  vs heuristics "

@@ -314,7 +314,8 @@ def bench_overhead(size: int = typer.Option(256), json_path: Optional[Path] = ty
 
 
 @app.command()
-def tune(suite: Optional[str] = typer.Option(None, help="tune every shape of a suite: dense, mid, odd, quick or decode"),
+def tune(suite: Optional[str] = typer.Option(None, help="tune every shape of a suite: dense, mid, odd, quick or "
+                                                        "decode"),
          shapes: Optional[str] = typer.Option(None, help="comma-separated MxNxK shapes to tune"),
          dtype: str = _DTYPE_OPT, layout: str = _LAYOUT_OPT,
          rep_ms: int = typer.Option(25, help="do_bench time per candidate (ms)"),

@@ -27,7 +27,8 @@ def forced_config_problem(cfg: GemmConfig) -> str | None:
     if cfg.block_m < 64:
         return f"the 2-D x 2-D form reads a M-contiguous: block_m must be >= 64, got {cfg.block_m}"
     if cfg.block_n == WIDE_BLOCK_N:
-        return f"the 2-D x 2-D form runs tiles of at most 256 columns in powers of two: block_n must not be {WIDE_BLOCK_N}"
+        return (f"the 2-D x 2-D form runs tiles of at most 256 columns in powers of two: block_n must not be "
+                f"{WIDE_BLOCK_N}")
     return None
 
 
