@@ -10,11 +10,10 @@ import json
 import statistics
 
 import torch
-import triton
 
 import warpgemm
 from warpgemm.bench.gemm_bench import environment
-from warpgemm.bench.timing import bench_ms, warm_gpu
+from warpgemm.bench.timing import rounds_ms, warm_gpu
 from warpgemm.candidates import parse_config
 from warpgemm.testing import rel_error
 
@@ -69,10 +68,7 @@ def main():
             fns = {"cublas": lambda: torch.matmul(a, b)}
             for cfg in cfgs:
                 fns[cfg.name] = (lambda c: (lambda: warpgemm.matmul(a, b, config=c)))(cfg)
-            times = {k: [] for k in fns}
-            for r in range(args.rounds):
-                for name in (list(fns) if r % 2 == 0 else list(fns)[::-1]):
-                    times[name].append(bench_ms(fns[name], 100))
+            times = rounds_ms(fns, args.rounds, 100)
             med = {k: statistics.median(v) for k, v in times.items()}
             row = {"shape": shape, "ms": med, "rounds_ms": times,
                    "ratio_vs_cublas": {k: med["cublas"] / v for k, v in med.items() if k != "cublas"},

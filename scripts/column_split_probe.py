@@ -21,7 +21,7 @@ import torch
 from warpgemm import heuristics
 from warpgemm.candidates import WIDE_CANDIDATES
 from warpgemm.bench.gemm_bench import environment
-from warpgemm.bench.timing import bench_ms, warm_gpu
+from warpgemm.bench.timing import rounds_ms, warm_gpu
 from warpgemm.ops import gemm_impl
 from warpgemm.testing import rel_error
 
@@ -110,10 +110,7 @@ def main():
             split = getattr(p.launch, "n1", 0)  # a column split the heuristics chose (ColumnSplitLaunch)
             names[name] = p.config.name + (f"+{p.launch.tail.cfg.name}@{split}" if split else "")
             fns[name] = (lambda p, c3: (lambda: p.launch.launch(a3, b3, c3, None)))(p, c3)
-        times = {k: [] for k in fns}
-        for r in range(args.rounds):
-            for k in (list(fns) if r % 2 == 0 else list(fns)[::-1]):
-                times[k].append(bench_ms(fns[k], 80))
+        times = rounds_ms(fns, args.rounds, 80)
         med = {k: statistics.median(v) for k, v in times.items()}
         for k in fns:
             if k == "cublas":

@@ -18,7 +18,7 @@ import torch
 import warpgemm
 from warpgemm import heuristics
 from warpgemm.bench.gemm_bench import environment
-from warpgemm.bench.timing import bench_ms, warm_gpu
+from warpgemm.bench.timing import rounds_ms, warm_gpu
 from warpgemm.config import check_config
 from warpgemm.testing import rel_error
 
@@ -51,10 +51,7 @@ def main():
             warpgemm.matmul(a, w.t(), out=out, config=cfg)
             errs[name] = rel_error(out, ref)
             fns[name] = (lambda cfg, out: (lambda: warpgemm.matmul(a, w.t(), out=out, config=cfg)))(cfg, out)
-        times = {k: [] for k in fns}
-        for r in range(args.rounds):
-            for k in (list(fns) if r % 2 == 0 else list(fns)[::-1]):
-                times[k].append(bench_ms(fns[k], 80))
+        times = rounds_ms(fns, args.rounds, 80)
         med = {k: statistics.median(v) for k, v in times.items()}
         sms = torch.cuda.get_device_properties(0).multi_processor_count
         chosen = heuristics.choose_config(1, M, N, K, bf, f32, sms)

@@ -15,7 +15,7 @@ import torch
 import warpgemm
 from warpgemm.bench.fp8_bench import make_fp8_operands
 from warpgemm.bench.gemm_bench import environment
-from warpgemm.bench.timing import bench_ms, warm_gpu
+from warpgemm.bench.timing import rounds_ms, warm_gpu
 from warpgemm.config import GemmConfig
 from warpgemm.heuristics import choose_fp8_config
 from warpgemm.testing import rel_error
@@ -48,10 +48,7 @@ def main():
                                    want.float())
             fns[name] = (lambda cfg: (lambda: warpgemm.scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16,
                                                                  config=cfg)))(cfg)
-        times = {k: [] for k in fns}
-        for r in range(args.rounds):
-            for k in (list(fns) if r % 2 == 0 else list(fns)[::-1]):
-                times[k].append(bench_ms(fns[k], 80))
+        times = rounds_ms(fns, args.rounds, 80)
         med = {k: statistics.median(v) for k, v in times.items()}
         chosen = choose_fp8_config(M, N, K, torch.bfloat16, sms, rowwise=args.scaling == "rowwise")[0].name
         for k, cfg in VARIANTS.items():

@@ -39,3 +39,13 @@ def test_a_modified_tree_is_not_recorded_as_its_commit(tmp_path, monkeypatch):
     (pkg / "new_kernel.py").unlink()
     (repo / "README").write_text("y\n")
     assert source_commit(pkg) == head + "+modified"
+
+
+def test_alternating_rounds_flip_the_order_every_round():
+    from warpgemm.bench.timing import alternating_rounds
+
+    order = []
+    fns = {"a": "fa", "b": "fb", "c": "fc"}
+    times = alternating_rounds(fns, 3, lambda fn: order.append(fn) or len(order))
+    assert order == ["fa", "fb", "fc", "fc", "fb", "fa", "fa", "fb", "fc"]
+    assert times == {"a": [1, 6, 7], "b": [2, 5, 8], "c": [3, 4, 9]}

@@ -135,11 +135,13 @@ class GemmConfig:
         return _config_from_tuple(tuple(values))
 
 
+@functools.lru_cache(maxsize=4096)
 def check_config(cfg: GemmConfig, in_dtype: torch.dtype, out_dtype: torch.dtype, *,
                  weight_k_contiguous: bool | None = None) -> str | None:
     """Return None when `cfg` can run a GEMM with these dtypes on Hopper, else the reason it cannot.
 
-    This is the only validity predicate: heuristics, the tuner and forced configs all go through it.
+    This is the only validity predicate: heuristics, the tuner and forced configs all go through it. Cached (configs
+    are frozen): a forced config is checked on every call that takes the validating path (out=, autograd).
     Problem sizes never make a config invalid: TMA zero-fills and clips ragged edges. One layout matters:
     `weight_k_contiguous` says whether the product's B (the weight) is contiguous along K, as an nn.Linear weight
     is; None leaves layout out of the check.
@@ -158,8 +160,9 @@ def check_config(cfg: GemmConfig, in_dtype: torch.dtype, out_dtype: torch.dtype,
     # three 64-wide boxes and its output goes out in three 64-column chunks.
     if bn not in (16, 32, 64, 128, 192, 256):
         return f"block_n must be 16, 32, 64, 128, 192 or 256, got {bn}"
-    if bn == WIDE_BLOCK_N and wide_tile_problem(cfg):
-        return wide_tile_problem(cfg)
+    wide = wide_tile_problem(cfg)
+    if wide is not None:
+        return wide
     if bk not in (32, 64, 128, 256):
         return f"block_k must be 32, 64, 128 or 256, got {bk}"
     if bk * in_dtype.itemsize < 32:
@@ -217,10 +220,11 @@ def check_config(cfg: GemmConfig, in_dtype: torch.dtype, out_dtype: torch.dtype,
 
 
 def wide_tile_problem(cfg: GemmConfig) -> str | None:
-    """Why a block_n = 192 config cannot run, or None: the kernel's two-accumulator path (kernels/hopper/partitions.py)
-    is the plain cooperative one only, and only 128-row tiles have been run on a GPU."""
-    if (cfg.block_m != 128 or cfg.consumer_warps != 8 or cfg.split_k > 1 or cfg.stream_k or cfg.swap_ab
-            or cfg.consumers > 1 or cfg.cluster_m > 1 or cfg.store_chunks != 3):
+    """Why a block_n = 192 config cannot run, or None (also for any other width): the kernel's two-accumulator path
+    (kernels/hopper/partitions.py) is the plain cooperative one only, and only 128-row tiles have been run on a GPU."""
+    if cfg.block_n == WIDE_BLOCK_N and (cfg.block_m != 128 or cfg.consumer_warps != 8 or cfg.split_k > 1
+                                        or cfg.stream_k or cfg.swap_ab or cfg.consumers > 1 or cfg.cluster_m > 1
+                                        or cfg.store_chunks != 3):
         return ("block_n=192 runs whole plain 128-row tiles on two warpgroups, stored in three 64-column chunks "
                 "(block_m=128, consumer_warps=8, split_k=1, stream_k=False, swap_ab=False, consumers=1, cluster_m=1, "
                 f"store_chunks=3), got {cfg.name}")

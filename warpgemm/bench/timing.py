@@ -98,8 +98,20 @@ def graph_rounds_us(fns: dict[str, Callable[[], object]], rounds: int = 2, rep_m
     for fn in fns.values():
         fn()  # compile and warm every entry before any is timed
     torch.cuda.synchronize()
+    return alternating_rounds(fns, rounds, lambda fn: bench_graph_ms(fn, rep_ms) * 1e3 / per_call)
+
+
+def rounds_ms(fns: dict[str, Callable[[], object]], rounds: int = 3, rep_ms: int = 80) -> dict[str, list[float]]:
+    """bench_ms of each fn per round, rounds walking the dict forwards and backwards in turn (the probes' timing)."""
+    return alternating_rounds(fns, rounds, lambda fn: bench_ms(fn, rep_ms))
+
+
+def alternating_rounds(fns: dict[str, Callable[[], object]], rounds: int,
+                       timer: Callable[[Callable[[], object]], float]) -> dict[str, list[float]]:
+    """timer(fn) of each fn per round; even rounds walk the dict in order, odd ones in reverse, so drift during a
+    round does not favour the entries timed first."""
     times = {name: [] for name in fns}
     for r in range(rounds):
         for name in (list(fns) if r % 2 == 0 else list(reversed(fns))):
-            times[name].append(bench_graph_ms(fns[name], rep_ms) * 1e3 / per_call)
+            times[name].append(timer(fns[name]))
     return times

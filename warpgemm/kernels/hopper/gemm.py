@@ -78,7 +78,7 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
     if scale and (grouped or ragged_k):
         raise ValueError(f"scaled (fp8) outputs are for dense products only; got grouped={grouped}, "
                          f"ragged_k={ragged_k}")
-    if cfg.block_n == WIDE_BLOCK_N and wide_tile_problem(cfg):
+    if wide_tile_problem(cfg) is not None:
         raise ValueError(wide_tile_problem(cfg))  # the kernel's two-accumulator path would hang or misstore
     if (cfg.cluster_m > 1 or cfg.block_n == WIDE_BLOCK_N) and (grouped or ragged_k):
         raise ValueError(f"config {cfg.name}: cluster_m > 1 and block_n = {WIDE_BLOCK_N} run dense products only; got "
