@@ -52,17 +52,7 @@ CLUSTER_CANDIDATES: tuple[GemmConfig, ...] = (
     _C(128, 128, 64, 6, 4, cluster_m=2),
     _C(64, 128, 64, 8, 4, cluster_m=2),
 )
-# Wave fill: the tiles of a last, partly filled wave cut at one K step, their tails on the SMs the wave leaves idle
-# (kernels/hopper/wave_fill_plan.py).
-FILL_CANDIDATES: tuple[GemmConfig, ...] = (
-    _C(128, 256, 64, 4, 8, store_chunks=4, wave_fill=True),
-    _C(128, 256, 64, 3, 8, wave_fill=True),
-    _C(128, 128, 64, 6, 4, wave_fill=True),
-    _C(64, 128, 64, 8, 4, wave_fill=True),
-    _C(128, 192, 64, 4, 8, group_m=16, store_chunks=3, wave_fill=True),
-)
-CANDIDATES = tuple(dict.fromkeys(DENSE_CANDIDATES + MID_CANDIDATES + DECODE_CANDIDATES + CLUSTER_CANDIDATES
-                                 + FILL_CANDIDATES))
+CANDIDATES = tuple(dict.fromkeys(DENSE_CANDIDATES + MID_CANDIDATES + DECODE_CANDIDATES + CLUSTER_CANDIDATES))
 SUITE_CANDIDATES = {"dense": DENSE_CANDIDATES, "quick": DENSE_CANDIDATES, "odd": DENSE_CANDIDATES,
                     "mid": MID_CANDIDATES, "decode": DECODE_CANDIDATES}
 
@@ -85,8 +75,6 @@ def parse_config(text: str) -> GemmConfig:
             fields["stream_k"] = True
         elif p == "swap":
             fields["swap_ab"] = True
-        elif p == "fill":
-            fields["wave_fill"] = True
         elif p.startswith("cm"):
             fields["cluster_m"] = int(p[2:])
         elif p.startswith("sk"):

@@ -53,10 +53,6 @@ class GemmConfig:
         over a weight, each computed as 64 wgmma rows of which the upper 32 are zero. Such a tile reads the
         weight K-contiguous, as an nn.Linear weight is: forced on a weight contiguous along N, it runs on a K-major
         copy made per call (the heuristics take 64-row tiles for such a weight instead).
-    wave_fill: False = a last, partly filled wave of tiles leaves SMs idle; True = the programs without a tile in
-        it take the last K steps ("tails") of its tiles, cut at the same K step for every tile, and each tile's main
-        part adds its tail's fp32 partial before storing (fixed order: deterministic). Whole tiles elsewhere
-        (kernels/hopper/wave_fill_plan.py).
     cluster_m: 1 = programs run alone; 2 = programs run in 2-CTA clusters on pairs of vertically adjacent tiles
         (same columns), each loading half of their common B tile and multicasting it to both (TMA multicast, added
         to Triton's PTX: kernels/hopper/ptx_hints.py), which halves B's L2 -> shared memory traffic.
@@ -75,7 +71,6 @@ class GemmConfig:
     stream_k: bool = False
     swap_ab: bool = False
     cluster_m: int = 1
-    wave_fill: bool = False
 
     def __post_init__(self):
         # Types only (what a config can run is check_config's question, asked per problem): a "128" or 128.0
@@ -96,7 +91,7 @@ class GemmConfig:
                 + (f"_sk{self.split_k}" if self.split_k > 1 else "")
                 + (f"_c{self.store_chunks}" if self.store_chunks > 1 else "")
                 + ("_streamk" if self.stream_k else "") + ("_swap" if self.swap_ab else "")
-                + (f"_cm{self.cluster_m}" if self.cluster_m > 1 else "") + ("_fill" if self.wave_fill else ""))
+                + (f"_cm{self.cluster_m}" if self.cluster_m > 1 else ""))
 
     @property
     def b_pieces(self) -> int:
@@ -204,9 +199,6 @@ def check_config(cfg: GemmConfig, in_dtype: torch.dtype, out_dtype: torch.dtype,
                                or bm < 64):
         return ("cluster_m=2 runs whole plain tiles of at least 64 rows with one consumer (split_k=1, "
                 f"stream_k=False, swap_ab=False, consumers=1), got {cfg.name}")
-    if cfg.wave_fill and (cfg.split_k > 1 or cfg.stream_k or cfg.swap_ab or cfg.consumers > 1 or cfg.cluster_m > 1):
-        return ("wave_fill runs plain tiles with one consumer (split_k=1, stream_k=False, swap_ab=False, consumers=1, "
-                f"cluster_m=1), got {cfg.name}")
     # wgmma gives each warpgroup (4 warps) slabs of 64 rows: the tile must hold one per warpgroup.
     if cfg.mma_m < 16 * cfg.consumer_warps:
         return f"block_m={bm} is too small for {cfg.consumer_warps} consumer warps (needs >= {16 * cfg.consumer_warps})"

@@ -273,8 +273,7 @@ def candidates_for(batches: int, M: int, N: int, in_dtype: torch.dtype, out_dtyp
                    weight_k_contiguous: bool, num_sms: int = _env.H100_SMS):
     """The configs worth timing for a (batches, M, N) output: the shipped ones and the sweep's, valid for it;
     swap-AB only for M <= 64 (the sweeps never saw it win above), split-K and stream-K only where 128x256 tiles
-    make under two waves or M <= 512 (with more tiles every SM is busy without them), wave fill only where its
-    tile leaves the last wave partly filled."""
+    make under two waves or M <= 512 (with more tiles every SM is busy without them)."""
     from .candidates import CANDIDATES
     from .heuristics import SHIPPED_CONFIGS
 
@@ -287,8 +286,6 @@ def candidates_for(batches: int, M: int, N: int, in_dtype: torch.dtype, out_dtyp
             continue
         if cfg.cluster_m > 1 and M <= cfg.block_m:
             continue  # one tile-row: the cluster's second CTA would only multiply zero rows
-        if cfg.wave_fill and batches * -(-M // cfg.block_m) * -(-N // cfg.block_n) % num_sms == 0:
-            continue  # no partly filled last wave: the same launch as the plain tile
         if check_config(cfg, in_dtype, out_dtype, weight_k_contiguous=weight_k_contiguous) is None:
             out.append(cfg)
     return out

@@ -299,10 +299,9 @@ def grouped_mm(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor | None = Non
         raise TypeError(f"config must be a warpgemm.GemmConfig or None, got {type(config).__name__}")
     if config is not None:
         checks.check_forced_config(config, a.dtype, out_dtype)
-    if config is not None and (config.split_k > 1 or config.stream_k or config.wave_fill):
-        raise ValueError(f"config {config.name}: grouped_mm runs whole tiles of each group; split_k must be 1, "
-                         f"stream_k and wave_fill False (got split_k={config.split_k}, stream_k={config.stream_k}, "
-                         f"wave_fill={config.wave_fill})")
+    if config is not None and (config.split_k > 1 or config.stream_k):
+        raise ValueError(f"config {config.name}: grouped_mm runs whole tiles of each group; split_k must be 1 and "
+                         f"stream_k False (got split_k={config.split_k}, stream_k={config.stream_k})")
     if config is not None and config.cluster_m > 1:
         raise ValueError(f"config {config.name}: grouped_mm's tiles run alone; cluster_m must be 1 "
                          f"(got {config.cluster_m})")

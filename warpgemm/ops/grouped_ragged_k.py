@@ -21,10 +21,9 @@ from ..kernels.hopper.tma_operands import TmaGeometry, describe, output_buffer, 
 
 def forced_config_problem(cfg: GemmConfig) -> str | None:
     """Why a forced config cannot run the ragged-K form, or None."""
-    if cfg.swap_ab or cfg.split_k > 1 or cfg.stream_k or cfg.wave_fill:
-        return (f"the 2-D x 2-D form runs whole plain tiles of each group: swap_ab must be False, split_k 1, "
-                f"stream_k and wave_fill False (got swap_ab={cfg.swap_ab}, split_k={cfg.split_k}, "
-                f"stream_k={cfg.stream_k}, wave_fill={cfg.wave_fill})")
+    if cfg.swap_ab or cfg.split_k > 1 or cfg.stream_k:
+        return (f"the 2-D x 2-D form runs whole plain tiles of each group: swap_ab must be False, split_k 1 and "
+                f"stream_k False (got swap_ab={cfg.swap_ab}, split_k={cfg.split_k}, stream_k={cfg.stream_k})")
     if cfg.block_m < 64:
         return f"the 2-D x 2-D form reads a M-contiguous: block_m must be >= 64, got {cfg.block_m}"
     if cfg.block_n == WIDE_BLOCK_N:

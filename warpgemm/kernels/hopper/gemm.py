@@ -13,15 +13,14 @@ from ...config import (WIDE_BLOCK_N, GemmConfig, launch_warps, weight_layout_pro
 from ...heuristics import persistent_grid
 from .epilogue import RowBoundStoreEpilogue, RowBoundTransposedEpilogue, TmaStoreEpilogue, TransposedStoreEpilogue
 from .gemm_kernel import gemm_kernel
-from .partial_sums import PartialSumEpilogue, WaveFillEpilogue
+from .partial_sums import PartialSumEpilogue
 from .ptx_hints import PASS_VERSION, store_hints
 from .expert_scheduler import EXPERT_SCHEDULERS, OFFS_GROUPS_MAX, RUN_ALWAYS, OffsExpertScheduler
 from .ragged_k import RaggedKScheduler
-from .scheduler import GroupedTileScheduler, PairedTileScheduler, StreamKScheduler, WaveFillScheduler
+from .scheduler import GroupedTileScheduler, PairedTileScheduler, StreamKScheduler
 from .launch import CachedKernel, LightDesc, full_desc, launch_hooks_active, nvmma_layout, parts_source_hash
 from .scratch import split_k_scratch, unused_pointers
 from .. import stream_k_plan
-from . import wave_fill_plan
 from .tma_operands import TmaGeometry
 
 
@@ -81,9 +80,9 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
                          f"ragged_k={ragged_k}")
     if wide_tile_problem(cfg) is not None:
         raise ValueError(wide_tile_problem(cfg))  # the kernel's two-accumulator path would hang or misstore
-    if (cfg.cluster_m > 1 or cfg.block_n == WIDE_BLOCK_N or cfg.wave_fill) and (grouped or ragged_k):
-        raise ValueError(f"config {cfg.name}: cluster_m > 1, block_n = {WIDE_BLOCK_N} and wave_fill run dense products "
-                         f"only; got grouped={grouped}, ragged_k={ragged_k}")
+    if (cfg.cluster_m > 1 or cfg.block_n == WIDE_BLOCK_N) and (grouped or ragged_k):
+        raise ValueError(f"config {cfg.name}: cluster_m > 1 and block_n = {WIDE_BLOCK_N} run dense products only; got "
+                         f"grouped={grouped}, ragged_k={ragged_k}")
     if ragged_k:
         if grouped or cfg.swap_ab or cfg.split_k > 1 or cfg.stream_k or a_kmajor or b_kmajor:
             raise ValueError("a ragged-K GEMM runs whole plain tiles on token-outer operands (A M-contiguous, "
@@ -96,12 +95,10 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
         scheduler = OffsExpertScheduler if offs_table else EXPERT_SCHEDULERS[when]
         epilogue = RowBoundTransposedEpilogue if cfg.swap_ab else RowBoundStoreEpilogue
     else:
-        scheduler = (StreamKScheduler if cfg.stream_k else WaveFillScheduler if cfg.wave_fill
-                     else PairedTileScheduler if cfg.cluster_m > 1 else GroupedTileScheduler)
+        scheduler = (StreamKScheduler if cfg.stream_k else PairedTileScheduler if cfg.cluster_m > 1
+                     else GroupedTileScheduler)
         if cfg.stream_k or cfg.split_k > 1:
             epilogue = PartialSumEpilogue
-        elif cfg.wave_fill:
-            epilogue = WaveFillEpilogue
         else:
             epilogue = TransposedStoreEpilogue if cfg.swap_ab else TmaStoreEpilogue
     return dict(A_KMAJOR=a_kmajor, B_KMAJOR=b_kmajor, A_BATCHED=a_batched, B_BATCHED=b_batched, HAS_BIAS=has_bias,
@@ -170,11 +167,6 @@ class GemmLaunch:
             num_k = triton.cdiv(a.shape[2] if a_kmajor else a.shape[1], cfg.block_k)
             self.grid = stream_k_plan.grid(self.tiles, num_k, num_sms)
             self.partial_elems = 2 * self.grid * tile_elems  # two slots per program (scheduler.StreamKScheduler)
-        elif cfg.wave_fill:
-            # Every SM: the plan gives the last wave's tails to the programs it leaves without a tile.
-            num_k = triton.cdiv(a.shape[2] if a_kmajor else a.shape[1], cfg.block_k)
-            self.grid = num_sms
-            self.partial_elems = wave_fill_plan.partial_slots(self.tiles, num_k, num_sms, cfg.block_k) * tile_elems
         elif cfg.split_k > 1 or groups or ragged_k:
             # Grouped: the grid is sized for the most tiles there can be, so it is not balanced against them.
             # Ragged K: units differ in length with their groups, so every SM takes a share.

@@ -15,8 +15,6 @@ from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.language.core import _aggregate as aggregate
 
-from . import wave_fill_plan
-
 
 @aggregate
 class WorkItem:
@@ -261,105 +259,6 @@ class StreamKScheduler:
         hi = stream_k_owner(tile_start + self.num_k - 1, self.programs, self.total)
         began_before = (stream_k_start(lo, self.programs, self.total) < tile_start).to(gl.int32)
         return hi - lo + 1, 2 * lo + began_before, 2 * lo, 2
-
-
-FILL_COST_K = gl.constexpr(wave_fill_plan.FILL_COST_K)
-
-
-@aggregate
-class WaveFillScheduler:
-    """Whole tiles, except in a last, partly filled wave: there each tile's last L K steps (its tail) go to the
-    programs that have no tile of their own, so every SM works until the end (wave_fill_plan.py has the plan and
-    why it keeps K aligned). A unit's `split` says what it is: wave_fill_plan.WHOLE, MAIN (K steps [0, num_k - L),
-    stored after adding its tail's partial) or TAIL (the last L steps, written to the tile's scratch slot).
-    Program p of P: whole tiles p, p + P, ... for `waves` waves; then the main part of last-wave tile p - R
-    (p >= R), or the tails of last-wave tiles p, p + R, ... (p < R)."""
-
-    program: gl.tensor
-    programs: gl.tensor
-    waves: gl.tensor
-    rem: gl.tensor
-    tail_programs: gl.tensor
-    tail_steps: gl.tensor
-    tiles_m: gl.tensor
-    tiles_n: gl.tensor
-    num_k: gl.tensor
-    BLOCK_M: gl.constexpr
-    BLOCK_N: gl.constexpr
-    GROUP_M: gl.constexpr
-
-    @gluon.constexpr_function
-    def __init__(self, program, programs, waves, rem, tail_programs, tail_steps, tiles_m, tiles_n, num_k, BLOCK_M,
-                 BLOCK_N, GROUP_M):
-        self.program = program
-        self.programs = programs
-        self.waves = waves
-        self.rem = rem
-        self.tail_programs = tail_programs
-        self.tail_steps = tail_steps
-        self.tiles_m = tiles_m
-        self.tiles_n = tiles_n
-        self.num_k = num_k
-        self.BLOCK_M = gl.constexpr(BLOCK_M)
-        self.BLOCK_N = gl.constexpr(BLOCK_N)
-        self.GROUP_M = gl.constexpr(GROUP_M)
-
-    @gluon.jit
-    def create(p):
-        tiles_m = gl.cdiv(p.gemm_m(), p.block_m())
-        tiles_n = gl.cdiv(p.gemm_n(), p.block_n())
-        num_k = gl.to_tensor(p.num_k_steps())
-        tiles = p.c_desc.shape[0] * tiles_m * tiles_n
-        programs = gl.num_programs(0)
-        # wave_fill_plan.plan, term for term.
-        waves = tiles // programs
-        rem = tiles - waves * programs
-        tail_programs = programs - rem
-        tails_each = gl.cdiv(rem, tail_programs)
-        BK: gl.constexpr = p.block_k()
-        tail_steps = gl.maximum((num_k * BK - (tails_each - 1) * FILL_COST_K) // ((tails_each + 1) * BK), 0)
-        tail_steps = gl.where(rem > 0, tail_steps, 0)
-        return WaveFillScheduler(gl.program_id(0), programs, waves, rem, tail_programs, tail_steps, tiles_m, tiles_n,
-                                 num_k, p.block_m(), p.block_n(), p.GROUP_M)
-
-    @gluon.jit
-    def local_count(self):
-        p = self.program
-        if self.tail_steps == 0:
-            last = (p < self.rem).to(gl.int32)
-        elif p >= self.tail_programs:
-            last = p * 0 + 1
-        else:
-            last = gl.maximum(gl.cdiv(self.rem - p, self.tail_programs), 0)
-        return self.waves + last
-
-    @gluon.jit
-    def work(self, i):
-        p = self.program
-        first = self.waves * self.programs  # the last wave's first tile
-        kind = i * 0  # WHOLE
-        k_first = i * 0
-        k_count = self.num_k
-        if i < self.waves:
-            t = i * self.programs + p
-        elif self.tail_steps == 0:
-            t = first + p
-        elif p >= self.tail_programs:
-            t = first + p - self.tail_programs
-            kind = kind + 1  # MAIN
-            k_count = self.num_k - self.tail_steps
-        else:
-            t = first + p + (i - self.waves) * self.tail_programs
-            kind = kind + 2  # TAIL
-            k_first = self.num_k - self.tail_steps
-            k_count = self.tail_steps
-        return tile_item(t, self.tiles_m, self.tiles_n, self.GROUP_M, self.BLOCK_M, self.BLOCK_N, kind, k_first,
-                         k_count)
-
-    @gluon.jit
-    def partial_slot(self, work):
-        """The scratch slot (and flag) of a MAIN or TAIL unit's tile: its place in the last wave."""
-        return work.tile - self.waves * self.programs
 
 
 @aggregate
