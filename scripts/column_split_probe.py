@@ -7,7 +7,8 @@ against torch.matmul in alternating rounds.
                                          [--heuristics-only] [--nn]
 
 --wide adds the 192-column tiles (candidates.WIDE_CANDIDATES) to the tiles tried; --alone times every tile alone
-and no column splits. Every run also times the heuristics' plan without 192-column tiles (as before they existed).
+and no column splits. Every run also times the heuristics' plan without 192-column tiles and without 128x128 tiles
+alone (as before either rule existed).
 """
 from __future__ import annotations
 
@@ -37,25 +38,28 @@ def cdiv(a, b):
 
 def plan(a3, b3, c3, main=None, tail=None, n1=0):
     """The launch the heuristics would build, or `main` over columns [0, n1) and `tail` over the rest
-    (main="no wide": the heuristics' plan without 192-column tiles)."""
+    (main="no wide" / "no medium": the heuristics' plan without 192-column tiles / without 128x128 tiles alone)."""
     gemm_impl._PLANS.clear()
     if main is None:
         return gemm_impl.plan_hopper(a3, b3, c3, None, None, may_tune=False)
-    if main == "no wide":
+    if main in ("no wide", "no medium"):
+        # The heuristics as they were before the 128x192 tile, or before 128x128 tiles alone were weighed.
+        attr, value = ("WIDE_MIN_GAIN", 0.0) if main == "no wide" else ("medium_tile_time", lambda *a: float("inf"))
         heuristics.choose_config.cache_clear()
         try:
-            with mock.patch.object(heuristics, "WIDE_MIN_GAIN", 0.0):
+            with mock.patch.object(heuristics, attr, value):
                 return gemm_impl.plan_hopper(a3, b3, c3, None, None, may_tune=False)
         finally:
             heuristics.choose_config.cache_clear()
-    with mock.patch.object(gemm_impl, "resolve_config", lambda config, a, b, c: (main, "probe")), \
+    with mock.patch.object(gemm_impl, "resolve_config", lambda config, a3, c3: (main, "probe")), \
             mock.patch.object(heuristics, "tail_split_columns", lambda *args: n1), \
             mock.patch.object(heuristics, "TAIL", tail or heuristics.TAIL):
         return gemm_impl.plan_hopper(a3, b3, c3, None, None, may_tune=False)
 
 
 def variants(M, N, sms, alone=False, heuristics_only=False):
-    out = [("heuristics", None, None, 0), ("heuristics without wide tiles", "no wide", None, 0)]
+    out = [("heuristics", None, None, 0), ("heuristics without wide tiles", "no wide", None, 0),
+           ("heuristics without medium alone", "no medium", None, 0)]
     if heuristics_only:
         return out
     for mname, main in TILES.items():

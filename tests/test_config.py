@@ -219,6 +219,25 @@ def test_wide_tiles_where_they_fit_the_sms_better():
         assert choose_config(1, m, n, 4096, bf, bf, 132)[0] != WIDE, (m, n)
 
 
+def test_medium_tiles_alone_where_they_fit_the_sms_best():
+    """128x128 tiles alone where the tile-count model has them at or below both the 128x256 plan and the 128x192
+    tile (measured ahead of the plan then shipped on 19 such shapes); not on the suites' shapes but 1536x4096x4096,
+    and not for fp32 outputs (MEDIUM does not fit them; not measured with MEDIUM_FP32_OUT)."""
+    from warpgemm.bench.suites import dense_suite, mid_suite, odd_suite
+    from warpgemm.heuristics import MEDIUM
+
+    bf = torch.bfloat16
+    for m, n in ((2304, 2816), (2816, 768), (5888, 1024), (1536, 4096), (6912, 768), (3584, 5376)):
+        cfg, why = choose_config(1, m, n, 4096, bf, bf, 132)
+        assert cfg == MEDIUM and "128x128 tiles:" in why, (m, n, why)
+        assert choose_config(1, m, n, 4096, bf, torch.float32, 132)[0] != MEDIUM
+    changed = [c.label for c in dense_suite() + mid_suite() + odd_suite()
+               if "128x128 tiles:" in choose_config(1, c.M, c.N, c.K, bf, bf, 132)[1]]
+    assert changed == ["1536x4096x4096"], changed
+    for m, n in ((8192, 8192), (4096, 4096), (3072, 3072), (1536, 1536), (4096, 768)):
+        assert choose_config(1, m, n, 4096, bf, bf, 132)[0] != MEDIUM, (m, n)
+
+
 def test_kernel_constexprs_follow_the_kernel_signature():
     """The raw launcher passes constexprs by position (kernels/hopper/launch.py): the dict must list them in the order
     gemm_kernel declares them."""

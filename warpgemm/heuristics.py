@@ -258,6 +258,14 @@ def _tail_split(batches: int, M: int, N: int, cfg: GemmConfig, num_sms: int) -> 
     return best, (best_time if best else float(one_launch))
 
 
+def medium_tile_time(batches: int, M: int, N: int, num_sms: int) -> float:
+    """Predicted time of MEDIUM (128x128) tiles alone, in 128x256 wave-times. Chosen where it is at most the 128x256
+    plan's and the 128x192 tile's: measured on 19 shapes where the model has it ahead or tied (512-6912 x 768-5888,
+    K = 4096; results/2026-11-26-medium/medium_alone.json) it beat the plan then shipped on every one, 1.00-1.33x
+    (geomean 1.10x); at ties the column split's second launch costs more than TAIL_LAUNCH_COST says."""
+    return _cdiv(batches * _cdiv(M, MEDIUM.block_m) * _cdiv(N, MEDIUM.block_n), num_sms) * TAIL_TILE_TIME
+
+
 def wide_tile_time(batches: int, M: int, N: int, num_sms: int) -> float:
     """Predicted time of WIDE tiles, in 128x256 wave-times (compare `_tail_split`'s)."""
     return _cdiv(batches * _cdiv(M, WIDE.block_m) * _cdiv(N, WIDE.block_n), num_sms) * WIDE_TILE_TIME
@@ -327,7 +335,12 @@ def choose_config(batches: int, M: int, N: int, K: int, in_dtype: torch.dtype, o
         if plan is not None:
             n1, large = _tail_split(batches, M, N, plan, num_sms)
             wide = wide_tile_time(batches, M, N, num_sms)
-            if wide <= WIDE_MIN_GAIN * large:
+            medium = medium_tile_time(batches, M, N, num_sms)
+            if medium <= min(large, wide) and check_config(MEDIUM, in_dtype, out_dtype) is None:
+                why = (f"128x128 tiles: {medium:.2f} 128x256 wave-times against {large:.2f} for {plan.name}"
+                       + (" with its column split" if n1 else "") + f" and {wide:.2f} for 128x192 tiles")
+                order = (MEDIUM,) + order
+            elif wide <= WIDE_MIN_GAIN * large:
                 why = (f"128x192 tiles: {wide:.2f} 128x256 wave-times against {large:.2f} for {plan.name}"
                        + (" with its column split" if n1 else ""))
                 order = (WIDE,) + order
