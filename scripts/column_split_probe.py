@@ -7,8 +7,8 @@ against torch.matmul in alternating rounds.
                                          [--heuristics-only] [--nn]
 
 --wide adds the 192-column tiles (candidates.WIDE_CANDIDATES) to the tiles tried; --alone times every tile alone
-and no column splits. Every run also times the heuristics' plan without 192-column tiles and without 128x128 tiles
-alone (as before either rule existed).
+and no column splits. Every run also times the heuristics' plan without 192-column tiles, without 128x128 tiles
+alone, and with the column split's launch cost of K = 4096 at every K (as before each rule existed).
 """
 from __future__ import annotations
 
@@ -36,15 +36,20 @@ def cdiv(a, b):
     return -(-a // b)
 
 
+MOCKS = {"no wide": ("WIDE_MIN_GAIN", 0.0), "no medium": ("medium_tile_time", lambda *a: float("inf")),
+         "no short-K cost": ("TAIL_COST_K", 0)}
+
+
 def plan(a3, b3, c3, main=None, tail=None, n1=0):
     """The launch the heuristics would build, or `main` over columns [0, n1) and `tail` over the rest
-    (main="no wide" / "no medium": the heuristics' plan without 192-column tiles / without 128x128 tiles alone)."""
+    (main: a key of MOCKS, the heuristics' plan without one of its later rules)."""
     gemm_impl._PLANS.clear()
     if main is None:
         return gemm_impl.plan_hopper(a3, b3, c3, None, None, may_tune=False)
-    if main in ("no wide", "no medium"):
-        # The heuristics as they were before the 128x192 tile, or before 128x128 tiles alone were weighed.
-        attr, value = ("WIDE_MIN_GAIN", 0.0) if main == "no wide" else ("medium_tile_time", lambda *a: float("inf"))
+    if main in MOCKS:
+        # The heuristics as they were before the 128x192 tile, before 128x128 tiles alone were weighed, or before the
+        # column split's launch cost grew at short K.
+        attr, value = MOCKS[main]
         heuristics.choose_config.cache_clear()
         try:
             with mock.patch.object(heuristics, attr, value):
@@ -59,7 +64,8 @@ def plan(a3, b3, c3, main=None, tail=None, n1=0):
 
 def variants(M, N, sms, alone=False, heuristics_only=False):
     out = [("heuristics", None, None, 0), ("heuristics without wide tiles", "no wide", None, 0),
-           ("heuristics without medium alone", "no medium", None, 0)]
+           ("heuristics without medium alone", "no medium", None, 0),
+           ("heuristics without the short-K split cost", "no short-K cost", None, 0)]
     if heuristics_only:
         return out
     for mname, main in TILES.items():

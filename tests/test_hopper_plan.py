@@ -82,12 +82,25 @@ def test_tail_split_rule_on_the_suites():
     split = {}
     for c in dense_suite() + mid_suite():
         cfg, _ = choose_config(1, c.M, c.N, c.K, BF, BF, 132)
-        n1 = tail_split_columns(1, c.M, c.N, cfg, 132)
+        n1 = tail_split_columns(1, c.M, c.N, c.K, cfg, 132)
         if n1:
             split[c.label] = n1
             assert n1 % LARGE.block_n == 0 and 0 < n1 < c.N
     assert split == {"1024x14336x4096": 12544, "512x28672x8192": 25344}
-    assert tail_split_columns(1, 1024, 14336, LARGE.replace(stages=4), 132) == 0  # only the shipped LARGE tile
+    assert tail_split_columns(1, 1024, 14336, 4096, LARGE.replace(stages=4), 132) == 0  # only the shipped LARGE tile
+
+
+def test_column_split_launch_cost_grows_at_short_k():
+    """The split's second launch costs a time of its own: at short K (short tiles) it outweighs the split's gain and
+    128x128 tiles alone win (measured: results/2026-11-26-medium/short_k_rule.json); from K = 4096 on nothing moves."""
+    from warpgemm.heuristics import LARGE, MEDIUM, choose_config, tail_split_columns
+
+    for k in (512, 2048):
+        cfg, why = choose_config(1, 1280, 7680, k, BF, BF, 132)
+        assert cfg == MEDIUM and tail_split_columns(1, 1280, 7680, k, cfg, 132) == 0, why
+    for k in (4096, 8192):
+        cfg, _ = choose_config(1, 1280, 7680, k, BF, BF, 132)
+        assert cfg == LARGE and tail_split_columns(1, 1280, 7680, k, cfg, 132) == 6656
 
 
 def test_programmatic_dependent_launch_only_where_measured_to_help(monkeypatch):

@@ -223,26 +223,30 @@ def choose_fp8_config(M: int, N: int, K: int, out_dtype: torch.dtype, num_sms: i
 
 
 # Column split of the last wave (tail_split_columns): the tail's tile, its time per tile relative to LARGE's
-# (half the area, a little less efficient), the cost of the second launch in LARGE tile-times, and the least gain
-# worth a second launch.
+# (half the area, a little less efficient), the cost of the second launch in LARGE tile-times at K = TAIL_COST_K, and
+# the least gain worth a second launch. The launch's cost is a time of its own, so in tile-times it grows as K (the
+# tiles) shortens: measured on 5 split shapes at K = 1024-2048 the 128x128 tiles alone beat the split by 1-13%,
+# where at K = 4096-8192 the split mostly won (results/2026-11-26-medium/split_vs_medium.json).
 TAIL = MEDIUM
 TAIL_TILE_TIME = 0.55
 TAIL_LAUNCH_COST = 0.1
+TAIL_COST_K = 4096
 TAIL_MIN_GAIN = 0.93
 
 
-def tail_split_columns(batches: int, M: int, N: int, cfg: GemmConfig, num_sms: int) -> int:
+def tail_split_columns(batches: int, M: int, N: int, K: int, cfg: GemmConfig, num_sms: int) -> int:
     """n1 > 0: compute columns [0, n1) with `cfg` and [n1, N) in a second launch with TAIL tiles; 0: one launch.
 
     Only for LARGE over 2+ waves: time is counted in waves of LARGE tiles (each program runs its tiles one after
     another), and a split is taken when it is predicted TAIL_MIN_GAIN or less of the one-launch time. Example:
     1024x14336 has 8 x 56 = 448 tiles = 3.4 waves on 132 SMs, 4 wave-times; columns [0, 12544) are 392 tiles
     (3 waves), the last 1792 columns 112 128x128 tiles (one short wave): 3.65 predicted."""
-    return _tail_split(batches, M, N, cfg, num_sms)[0]
+    return _tail_split(batches, M, N, K, cfg, num_sms)[0]
 
 
-def _tail_split(batches: int, M: int, N: int, cfg: GemmConfig, num_sms: int) -> tuple[int, float]:
+def _tail_split(batches: int, M: int, N: int, K: int, cfg: GemmConfig, num_sms: int) -> tuple[int, float]:
     """(n1, predicted time in LARGE wave-times) of `cfg`'s plan: the column split, or n1 = 0 and one launch."""
+    launch_cost = TAIL_LAUNCH_COST * max(1.0, TAIL_COST_K / max(K, 1))
     rows = batches * _cdiv(M, cfg.block_m)
     tiles_n = _cdiv(N, cfg.block_n)
     one_launch = _cdiv(rows * tiles_n, num_sms)
@@ -252,7 +256,7 @@ def _tail_split(batches: int, M: int, N: int, cfg: GemmConfig, num_sms: int) -> 
     for cols in range(tiles_n - 1, 0, -1):  # LARGE tile columns kept in the first launch
         n1 = cols * cfg.block_n
         tail_tiles = batches * _cdiv(M, TAIL.block_m) * _cdiv(N - n1, TAIL.block_n)
-        t = _cdiv(rows * cols, num_sms) + _cdiv(tail_tiles, num_sms) * TAIL_TILE_TIME + TAIL_LAUNCH_COST
+        t = _cdiv(rows * cols, num_sms) + _cdiv(tail_tiles, num_sms) * TAIL_TILE_TIME + launch_cost
         if t < best_time:
             best, best_time = n1, t
     return best, (best_time if best else float(one_launch))
@@ -333,7 +337,7 @@ def choose_config(batches: int, M: int, N: int, K: int, in_dtype: torch.dtype, o
         # Weighed against the 128x256 config that fits these dtypes (fp32 outputs: LARGE_FP32_OUT, never split).
         plan = next((c for c in order if c.block_n == 256 and check_config(c, in_dtype, out_dtype) is None), None)
         if plan is not None:
-            n1, large = _tail_split(batches, M, N, plan, num_sms)
+            n1, large = _tail_split(batches, M, N, K, plan, num_sms)
             wide = wide_tile_time(batches, M, N, num_sms)
             medium = medium_tile_time(batches, M, N, num_sms)
             if medium <= min(large, wide) and check_config(MEDIUM, in_dtype, out_dtype) is None:
