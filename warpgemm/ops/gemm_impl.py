@@ -178,7 +178,9 @@ def plan_hopper(a3, b3, c3, bias, config, *, may_tune: bool = True) -> HopperPla
             why += f"; the forced {cfg.name} reads the weight K-major: a K-major copy is made per call"
     batched = (a3.shape[0] > 1, b3.shape[0] > 1, bias is not None)
     sms = _env.sms_for(c3.device)
-    n1 = 0 if config is not None or tuned is not None else heuristics.tail_split_columns(*c3.shape, a3.shape[2], cfg, sms)
+    n1 = 0
+    if config is None and tuned is None:
+        n1 = heuristics.tail_split_columns(*c3.shape, a3.shape[2], cfg, sms)
     if n1 and check_config(heuristics.TAIL, a3.dtype, c3.dtype) is None:
         launch = ColumnSplitLaunch(cfg, heuristics.TAIL, n1, a_geom, b_geom, c_geom, *batched, sms)
         why += f"; columns >= {n1} in a second launch with {heuristics.TAIL.name} tiles (shorter last wave)"
