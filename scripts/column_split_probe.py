@@ -7,8 +7,8 @@ against torch.matmul in alternating rounds.
                                          [--heuristics-only] [--nn]
 
 --wide adds the 192-column tiles (candidates.WIDE_CANDIDATES) to the tiles tried; --alone times every tile alone
-and no column splits. Every run also times the heuristics' plan without 192-column tiles, without 128x128 tiles
-alone, and with the column split's launch cost of K = 4096 at every K (as before each rule existed).
+and no column splits. Every run also times the heuristics' plan without each later rule (MOCKS): 192-column tiles,
+128x128 tiles alone, the column split's launch cost growing at short K, 128x256 tiles under 512 rows.
 """
 from __future__ import annotations
 
@@ -28,8 +28,8 @@ from warpgemm.testing import rel_error
 
 SHAPES = ["1536x1536x1536", "1536x1536x6144", "2048x2048x2048", "3072x3072x3072", "1280x5120x5120",
           "3000x5000x2000", "2000x2000x8000", "777x4096x11008", "1536x4096x4096", "2560x2560x2560"]
-TILES = {"LARGE": heuristics.LARGE, "MEDIUM": heuristics.MEDIUM, "SMALL": heuristics.SMALL,
-         "NARROW": heuristics.NARROW}
+TILES = {"LARGE": heuristics.LARGE, "LARGE_c4": heuristics.LARGE_ONE_WAVE, "MEDIUM": heuristics.MEDIUM,
+         "SMALL": heuristics.SMALL, "NARROW": heuristics.NARROW}
 
 
 def cdiv(a, b):
@@ -37,7 +37,7 @@ def cdiv(a, b):
 
 
 MOCKS = {"no wide": ("WIDE_MIN_GAIN", 0.0), "no medium": ("medium_tile_time", lambda *a: float("inf")),
-         "no short-K cost": ("TAIL_COST_K", 0)}
+         "no short-K cost": ("TAIL_COST_K", 0), "no few-row large": ("FEW_ROWS_LARGE_MIN_M", 1 << 30)}
 
 
 def plan(a3, b3, c3, main=None, tail=None, n1=0):
@@ -65,7 +65,8 @@ def plan(a3, b3, c3, main=None, tail=None, n1=0):
 def variants(M, N, sms, alone=False, heuristics_only=False):
     out = [("heuristics", None, None, 0), ("heuristics without wide tiles", "no wide", None, 0),
            ("heuristics without medium alone", "no medium", None, 0),
-           ("heuristics without the short-K split cost", "no short-K cost", None, 0)]
+           ("heuristics without the short-K split cost", "no short-K cost", None, 0),
+           ("heuristics without 128x256 tiles under 512 rows", "no few-row large", None, 0)]
     if heuristics_only:
         return out
     for mname, main in TILES.items():

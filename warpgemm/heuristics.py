@@ -65,6 +65,14 @@ WIDE = GemmConfig(block_m=128, block_n=WIDE_BLOCK_N, block_k=64, stages=4, consu
                   store_chunks=3)
 WIDE_TILE_TIME = 0.85  # of a 128x256 tile's
 WIDE_MIN_GAIN = 0.97  # predicted time against the 128x256 plan's, at most
+# 256-511 rows with at least half a wave of 128x256 tiles: those tiles (LARGE_ONE_WAVE's 4 stages and chunked stores,
+# whatever the wave count) where they make fewer wave-times than 128x128 ones by the tile-count model, or where the
+# last tile-row is at most half full; else MEDIUM. Measured (results/2026-11-26-medium/, notes/perf.md): with M a
+# multiple of 128 the model picked the faster tile on all 12 shapes (MEDIUM ahead by 1-13% where it says so); where
+# the model says MEDIUM but the last tile-row is at most half full, 128x256 tiles won all 14 (by 12-51%:
+# 288x16384x4096 0.56 -> 0.78x cuBLAS), with it fuller only 2 of 6. Held out, where the model favours 128x256 tiles:
+# 1.24x geomean over MEDIUM on 16 shapes (0.99-1.62x).
+FEW_ROWS_LARGE_MIN_M = 256
 # One warpgroup on 128x128 with the deepest ring that fits beside a 16-bit output tile.
 MEDIUM = GemmConfig(block_m=128, block_n=128, block_k=64, stages=6, consumer_warps=4, group_m=8)
 # The same tile for fp32 outputs (whose 64 KB output tile leaves room for 4 stages).
@@ -333,7 +341,7 @@ def choose_config(batches: int, M: int, N: int, K: int, in_dtype: torch.dtype, o
                   num_sms: int) -> tuple[GemmConfig, str]:
     """The config for a (batches, M, N, K) problem and a short reason (for WARPGEMM_LOG / explain)."""
     order, why = _large_or_other(batches, M, N, K, num_sms)
-    if order[0] in (LARGE, LARGE_ONE_WAVE, LARGE_TALL_BANDS):
+    if M >= 512 and order[0] in (LARGE, LARGE_ONE_WAVE, LARGE_TALL_BANDS):
         # Weighed against the 128x256 config that fits these dtypes (fp32 outputs: LARGE_FP32_OUT, never split).
         plan = next((c for c in order if c.block_n == 256 and check_config(c, in_dtype, out_dtype) is None), None)
         if plan is not None:
@@ -385,6 +393,14 @@ def _large_or_other(batches: int, M: int, N: int, K: int, num_sms: int) -> tuple
             f"enough 128x256 tiles to fill the SMs; {_cdiv(M, 128)} tile-rows: bands of 16 (fewer HBM bytes per wave)"
     elif M >= 512 and tiles_large >= num_sms // 2:
         order, why = (LARGE, LARGE_FP32_OUT, MEDIUM, MEDIUM_FP32_OUT), "enough 128x256 tiles to fill the SMs"
+    elif M >= FEW_ROWS_LARGE_MIN_M and tiles_large >= num_sms // 2 and (
+            0 < M % 128 <= 64 or _cdiv(tiles_large, num_sms) < _cdiv(tiles_128, num_sms) * TAIL_TILE_TIME):
+        # fp32 outputs stay on MEDIUM_FP32_OUT (LARGE_FP32_OUT was not measured at these rows).
+        order, why = (LARGE_ONE_WAVE, MEDIUM, MEDIUM_FP32_OUT), \
+            (f"M={M} < 512, {tiles_large} 128x256 tiles: "
+             + ("the last tile-row at most half full" if 0 < M % 128 <= 64 else
+                f"fewer wave-times than {tiles_128} 128x128 tiles")
+             + ": 128x256 tiles, chunked stores and a 4th stage")
     else:
         order, why = (MEDIUM, MEDIUM_FP32_OUT), "128x128 tiles, 6-stage ring"
     return order, why
