@@ -47,8 +47,8 @@ def plan(a3, b3, c3, main=None, tail=None, n1=0):
     if main is None:
         return gemm_impl.plan_hopper(a3, b3, c3, None, None, may_tune=False)
     if main in MOCKS:
-        # The heuristics as they were before the 128x192 tile, before 128x128 tiles alone were weighed, or before the
-        # column split's launch cost grew at short K.
+        # The heuristics with one later rule switched off and the others left on (so "no medium" at short K gives the
+        # 128x256 tile alone, not the split of before both rules).
         attr, value = MOCKS[main]
         heuristics.choose_config.cache_clear()
         try:
@@ -96,7 +96,8 @@ def main():
     ap.add_argument("--alone", action="store_true")
     ap.add_argument("--wide", action="store_true")
     ap.add_argument("--nn", action="store_true", help="B row-major (K, N) instead of an (N, K) weight's W.T")
-    ap.add_argument("--heuristics-only", action="store_true", help="only the heuristics' plan, with and without wide")
+    ap.add_argument("--heuristics-only", action="store_true",
+                    help="only the heuristics' plan, with each later rule (MOCKS) switched off in turn")
     args = ap.parse_args()
     if args.wide:
         TILES.update({f"WIDE_{c.name}": c for c in WIDE_CANDIDATES})

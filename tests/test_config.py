@@ -235,7 +235,7 @@ def test_medium_tiles_alone_where_they_fit_the_sms_best():
     for m, n in ((2304, 2816), (2816, 768), (5888, 1024), (1536, 4096), (6912, 768), (3584, 5376)):
         cfg, why = choose_config(1, m, n, 4096, bf, bf, 132)
         assert cfg == MEDIUM and why.startswith("128x128 tiles:"), (m, n, why)
-        assert choose_config(1, m, n, 4096, bf, torch.float32, 132)[0] != MEDIUM
+        assert choose_config(1, m, n, 4096, bf, torch.float32, 132)[0].block_n != 128  # no 128x128 alone for fp32
     changed = [c.label for c in dense_suite() + mid_suite() + odd_suite()
                if choose_config(1, c.M, c.N, c.K, bf, bf, 132)[1].startswith("128x128 tiles:")]
     assert changed == ["1536x4096x4096"], changed

@@ -55,6 +55,8 @@ def timer_from(times):
 
 def test_bucket():
     assert [tuning.bucket(x) for x in (0, 1, 2, 3, 100, 128, 129, 4097)] == [0, 1, 2, 4, 128, 128, 256, 8192]
+    assert [tuning.m_bucket(x) for x in (256, 257, 320, 511, 512, 513)] == ["256", "512-", "512-", "512-", "512",
+                                                                          "1024"]
 
 
 def test_key_separates_what_changes_the_kernel(cache):

@@ -15,7 +15,11 @@ The rules are few and each rests on `warpgemm bench sweep` runs (notes/perf.md, 
   and the output stored in 4 overlapped column chunks; with 16+ tile-rows per batch, walked in bands of 16
   tile-rows (fewer HBM bytes per wave: sustained GEMMs run at the power cap, where bytes cost clock).
 - Where 128x256 tiles would leave a wave partly filled and 128x192 tiles need fewer tile-times (3072^3, 1536^3 and
-  other sizes off the powers of two; none of the suites' LLM shapes): 128x192 tiles (`WIDE`, `wide_tile_time`).
+  other sizes off the powers of two; none of the suites' LLM shapes): 128x192 tiles (`WIDE`, `wide_tile_time`);
+  where 128x128 tiles alone need no more tile-times than either, those (`medium_tile_time`; 16-bit outputs only).
+- 256-511 rows (unbatched) with at least half a wave of 128x256 tiles: those tiles (4 stages, chunked stores) where
+  they need fewer tile-times than 128x128 ones or the last tile-row is at most half full, else 128x128 tiles
+  (`FEW_ROWS_LARGE_MIN_M`).
 - fp32 outputs: the same 128x256 tile stored in 4 column chunks (`LARGE_FP32_OUT`; a whole fp32 tile does not fit).
 - Otherwise one warpgroup on 128x128 tiles with a 6-deep ring (4 -> 6 stages: geomean 0.83 -> 0.92 on `mid`).
 - One or two rows of x against a weight read along K (batch-1 or -2 decode, F.linear's layout): a CUDA-core GEMV
@@ -23,7 +27,8 @@ The rules are few and each rests on `warpgemm bench sweep` runs (notes/perf.md, 
   (`gemv_reason`).
 - A last wave that fills few SMs: when the 128x256 tiles come to w full waves plus a small remainder, the
   rightmost columns can go to a second launch with 128x128 tiles (half the time per tile), so the tail wave ends
-  sooner (`tail_split_columns`; the plan in ops/gemm_impl.py applies it).
+  sooner (`tail_split_columns`; the plan in ops/gemm_impl.py applies it). The second launch's cost grows at K <= 2048
+  (`TAIL_COST_K`).
 
 Each list is tried in order and the first config the validity predicate accepts for the dtypes wins (an fp32
 output tile needs twice the shared memory, so some fall back to a shallower ring).
@@ -38,8 +43,9 @@ from .config import WIDE_BLOCK_N, GemmConfig, check_config
 
 # Two consumer warpgroups share a 128x256 tile: each issues m64n256k16 wgmma, the widest there is.
 LARGE = GemmConfig(block_m=128, block_n=256, block_k=64, stages=3, consumer_warps=8, group_m=8)
-# The same tile when it makes a single wave (one tile per SM): nothing overlaps the epilogue, so the tile leaves in 4
-# column chunks whose stores overlap, and the freed shared memory buys a 4th stage (1024x4096x4096: 0.94-0.95 ->
+# The same tile when it makes a single wave (one tile per SM; also over several waves at 256-511 rows,
+# FEW_ROWS_LARGE_MIN_M): nothing overlaps the epilogue, so the tile leaves in 4 column chunks whose stores overlap,
+# and the freed shared memory buys a 4th stage (1024x4096x4096: 0.94-0.95 ->
 # 0.995x cuBLAS, results/2026-11-22-tail-split/single_wave_probe.json; earlier sweeps 0.78-0.92 -> 0.98).
 LARGE_ONE_WAVE = LARGE.replace(stages=4, store_chunks=4)
 # The same tile walked in bands of 16 tile-rows when a batch has at least that many (M >= 2048; the gain was measured
@@ -71,7 +77,10 @@ WIDE_MIN_GAIN = 0.97  # predicted time against the 128x256 plan's, at most
 # multiple of 128 the model picked the faster tile on all 12 shapes (MEDIUM ahead by 1-13% where it says so); where
 # the model says MEDIUM but the last tile-row is at most half full, 128x256 tiles won all 14 (by 12-51%:
 # 288x16384x4096 0.56 -> 0.78x cuBLAS), with it fuller only 2 of 6. Held out, where the model favours 128x256 tiles:
-# 1.24x geomean over MEDIUM on 16 shapes (0.99-1.62x).
+# 1.24x geomean over MEDIUM on 16 shapes (0.99-1.62x); where the rule changes the plan by the last row alone, 7 of 8
+# ahead (0.93-1.36x). Where it leaves MEDIUM for a fuller last row, 128x256 tiles won 3 of 4 held-out shapes (by 1-20%)
+# and lost the fourth by 8%: the half-full cut is where the measured losses began, not a mechanism. Unbatched
+# products only (nothing batched was measured).
 FEW_ROWS_LARGE_MIN_M = 256
 # One warpgroup on 128x128 with the deepest ring that fits beside a 16-bit output tile.
 MEDIUM = GemmConfig(block_m=128, block_n=128, block_k=64, stages=6, consumer_warps=4, group_m=8)
@@ -190,7 +199,8 @@ FP8_SHORT_TAIL = 0.5
 
 def choose_fp8_config(M: int, N: int, K: int, out_dtype: torch.dtype, num_sms: int,
                       rowwise: bool = False) -> tuple[GemmConfig, str]:
-    """The config for an fp8 (M, N, K) product, by the same tile-count rules as `choose_config`; a config whose
+    """The config for an fp8 (M, N, K) product, by tile-count rules like `choose_config`'s (not its 128x128-alone,
+    256-511-row or short-K rules, which were measured on bf16 only); a config whose
     output tile does not fit beside its ring (fp32 outputs) gives up stages until it does. rowwise: per-row and
     per-column scales (the large tile then stores in column chunks)."""
     tiles_128 = _cdiv(M, 128) * _cdiv(N, 128)
@@ -234,11 +244,13 @@ def choose_fp8_config(M: int, N: int, K: int, out_dtype: torch.dtype, num_sms: i
 # (half the area, a little less efficient), the cost of the second launch in LARGE tile-times at K = TAIL_COST_K, and
 # the least gain worth a second launch. The launch's cost is a time of its own, so in tile-times it grows as K (the
 # tiles) shortens: measured on 5 split shapes at K = 1024-2048 the 128x128 tiles alone beat the split by 1-13%,
-# where at K = 4096-8192 the split mostly won (results/2026-11-26-medium/split_vs_medium.json).
+# where at K = 4096-8192 the split mostly won (results/2026-11-26-medium/split_vs_medium.json). Grown only up to
+# TAIL_SHORT_K.
 TAIL = MEDIUM
 TAIL_TILE_TIME = 0.55
 TAIL_LAUNCH_COST = 0.1
 TAIL_COST_K = 4096
+TAIL_SHORT_K = 2048  # only measured there; at K = 3072 the one shape measured lost 2% (short_k_rule.json)
 TAIL_MIN_GAIN = 0.93
 
 
@@ -248,13 +260,13 @@ def tail_split_columns(batches: int, M: int, N: int, K: int, cfg: GemmConfig, nu
     Only for LARGE over 2+ waves: time is counted in waves of LARGE tiles (each program runs its tiles one after
     another), and a split is taken when it is predicted TAIL_MIN_GAIN or less of the one-launch time. Example:
     1024x14336 has 8 x 56 = 448 tiles = 3.4 waves on 132 SMs, 4 wave-times; columns [0, 12544) are 392 tiles
-    (3 waves), the last 1792 columns 112 128x128 tiles (one short wave): 3.65 predicted."""
+    (3 waves), the last 1792 columns 112 128x128 tiles (one short wave): 3.65 predicted at K >= 2048."""
     return _tail_split(batches, M, N, K, cfg, num_sms)[0]
 
 
 def _tail_split(batches: int, M: int, N: int, K: int, cfg: GemmConfig, num_sms: int) -> tuple[int, float]:
     """(n1, predicted time in LARGE wave-times) of `cfg`'s plan: the column split, or n1 = 0 and one launch."""
-    launch_cost = TAIL_LAUNCH_COST * max(1.0, TAIL_COST_K / max(K, 1))
+    launch_cost = TAIL_LAUNCH_COST * (TAIL_COST_K / max(K, 1) if K <= TAIL_SHORT_K else 1.0)
     rows = batches * _cdiv(M, cfg.block_m)
     tiles_n = _cdiv(N, cfg.block_n)
     one_launch = _cdiv(rows * tiles_n, num_sms)
@@ -368,7 +380,7 @@ def choose_config(batches: int, M: int, N: int, K: int, in_dtype: torch.dtype, o
 
 
 def _large_or_other(batches: int, M: int, N: int, K: int, num_sms: int) -> tuple[tuple[GemmConfig, ...], str]:
-    """The configs to try in order, and why, before the 192-column tile is weighed."""
+    """The configs to try in order, and why, before the 192-column tile and 128x128 tiles alone are weighed."""
     tiles_128 = batches * _cdiv(M, 128) * _cdiv(N, 128)
     tiles_large = batches * _cdiv(M, 128) * _cdiv(N, 256)
     tiles_small = batches * _cdiv(M, 64) * _cdiv(N, 128)
@@ -393,7 +405,7 @@ def _large_or_other(batches: int, M: int, N: int, K: int, num_sms: int) -> tuple
             f"enough 128x256 tiles to fill the SMs; {_cdiv(M, 128)} tile-rows: bands of 16 (fewer HBM bytes per wave)"
     elif M >= 512 and tiles_large >= num_sms // 2:
         order, why = (LARGE, LARGE_FP32_OUT, MEDIUM, MEDIUM_FP32_OUT), "enough 128x256 tiles to fill the SMs"
-    elif M >= FEW_ROWS_LARGE_MIN_M and tiles_large >= num_sms // 2 and (
+    elif batches == 1 and M >= FEW_ROWS_LARGE_MIN_M and tiles_large >= num_sms // 2 and (
             0 < M % 128 <= 64 or _cdiv(tiles_large, num_sms) < _cdiv(tiles_128, num_sms) * TAIL_TILE_TIME):
         # fp32 outputs stay on MEDIUM_FP32_OUT (LARGE_FP32_OUT was not measured at these rows).
         order, why = (LARGE_ONE_WAVE, MEDIUM, MEDIUM_FP32_OUT), \

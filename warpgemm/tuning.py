@@ -97,6 +97,13 @@ def bucket(x: int) -> int:
     return 0 if x <= 0 else 1 << (x - 1).bit_length()
 
 
+def m_bucket(M: int) -> str:
+    """M's part of the key: rounded up to a power of two, except that 257-511 rows stay apart from 512, where the
+    heuristics take the same 128x256 config by another rule (one wave at 512 rows; heuristics.FEW_ROWS_LARGE_MIN_M
+    below) and a winner measured on one regime must not serve the other."""
+    return f"{bucket(M)}" + ("-" if 256 < M < 512 else "")
+
+
 def problem_key(a3: torch.Tensor, b3: torch.Tensor, c3: torch.Tensor, has_bias: bool) -> str:
     """The cache key of c3 = a3 @ b3 (+ bias) on a3's device. a3 is (Ba, M, K), b3 (Bb, K, N), c3 (Bt, M, N)."""
     import triton
@@ -112,7 +119,7 @@ def problem_key(a3: torch.Tensor, b3: torch.Tensor, c3: torch.Tensor, has_bias: 
     dtypes = f"{str(a3.dtype).replace('torch.', '')}->{str(c3.dtype).replace('torch.', '')}"
     return (f"{_env.device_name(index)} {_env.num_sms(index)} SMs|triton {triton.__version__}|warpgemm {__version__} "
             f"{parts_source_hash():x}|{dtypes}|a{a_layout}b{b_layout} batched {batched}|bias {int(has_bias)}|"
-            f"B{bucket(batches)} M{bucket(M)} N{N} K{a3.shape[2]}")
+            f"B{bucket(batches)} M{m_bucket(M)} N{N} K{a3.shape[2]}")
 
 
 @contextmanager
