@@ -3,6 +3,7 @@ config and with forced 128x192 fp8 tiles (K steps of 128 fp8 elements, 3 or 4 st
 torch._scaled_mm on the same operands and timed in alternating rounds against it (use_fast_accum=True).
 
     python scripts/fp8_wide_probe.py OUT.json [--rounds N] [--shapes MxNxK,...] [--scaling tensorwise|rowwise]
+                                      [--configs NAME,...]
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import warpgemm
 from warpgemm.bench.fp8_bench import make_fp8_operands
 from warpgemm.bench.gemm_bench import environment
 from warpgemm.bench.timing import rounds_ms, warm_gpu
+from warpgemm.candidates import parse_config
 from warpgemm.config import GemmConfig
 from warpgemm.heuristics import choose_fp8_config
 from warpgemm.testing import rel_error
@@ -33,7 +35,11 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--shapes", default=SHAPES)
     ap.add_argument("--scaling", default="tensorwise")
+    ap.add_argument("--configs", default="", help="comma-separated config names timed instead of the 128x192 ones")
     args = ap.parse_args()
+    if args.configs:
+        VARIANTS.clear()
+        VARIANTS.update({"heuristics": None, **{c: parse_config(c) for c in args.configs.split(",")}})
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     result = {"environment": environment(), "scaling": args.scaling, "rows": []}
     warm_gpu(2.0)

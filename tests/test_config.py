@@ -290,6 +290,20 @@ def test_wide_tiles_are_weighed_against_the_plan_that_runs():
     assert cfg == WIDE and LARGE_FP32_OUT.name in why and "column split" not in why, why
 
 
+def test_fp8_few_rows_take_the_large_tile_like_bf16():
+    """The partial-last-row half of choose_config's 256-511-row rule in choose_fp8_config: 16-bit outputs only, and
+    no suite shape changes (their M are multiples of 128)."""
+    from warpgemm.bench.suites import dense_suite, mid_suite
+    from warpgemm.heuristics import FP8_LARGE_ROWWISE, FP8_MEDIUM, choose_fp8_config
+
+    bf = torch.bfloat16
+    assert choose_fp8_config(288, 16384, 4096, bf, 132)[0] == FP8_LARGE_ROWWISE  # last tile-row a quarter full
+    assert choose_fp8_config(256, 28672, 4096, bf, 132)[0] == FP8_MEDIUM  # a multiple of 128 rows
+    assert choose_fp8_config(288, 16384, 4096, torch.float32, 132)[0].block_n == 128
+    changed = [c.label for c in dense_suite() + mid_suite() if "< 512" in choose_fp8_config(c.M, c.N, c.K, bf, 132)[1]]
+    assert changed == [], changed
+
+
 def test_config_names_read_back():
     from warpgemm.candidates import CANDIDATES, parse_config
     from warpgemm.heuristics import FP8_CONFIGS

@@ -199,8 +199,8 @@ FP8_SHORT_TAIL = 0.5
 
 def choose_fp8_config(M: int, N: int, K: int, out_dtype: torch.dtype, num_sms: int,
                       rowwise: bool = False) -> tuple[GemmConfig, str]:
-    """The config for an fp8 (M, N, K) product, by tile-count rules like `choose_config`'s (not its 128x128-alone,
-    256-511-row or short-K rules, which were measured on bf16 only); a config whose
+    """The config for an fp8 (M, N, K) product, by tile-count rules like `choose_config`'s (of its 256-511-row rule
+    only the partial-last-row half; not its 128x128-alone or short-K rules, measured on bf16 only); a config whose
     output tile does not fit beside its ring (fp32 outputs) gives up stages until it does. rowwise: per-row and
     per-column scales (the large tile then stores in column chunks)."""
     tiles_128 = _cdiv(M, 128) * _cdiv(N, 128)
@@ -223,6 +223,14 @@ def choose_fp8_config(M: int, N: int, K: int, out_dtype: torch.dtype, num_sms: i
         else:
             cfg = FP8_LARGE_TALL_BANDS if tall else FP8_LARGE
         why = "enough 128x256 tiles to fill the SMs" + ("; bands of 16 tile-rows" if tall else "")
+    elif (out_dtype.itemsize == 2 and M >= FEW_ROWS_LARGE_MIN_M and tiles_large >= num_sms // 2
+          and 0 < M % 128 <= 64):
+        # choose_config's 256-511-row rule, its last-row half only: measured (results/2026-11-26-medium/
+        # fp8_few_rows.json, per-tensor scales, against FP8_MEDIUM) 5 of 6 such shapes ahead by 8-33% (288x16384x4096
+        # 0.69 -> 0.83x torch._scaled_mm), one behind by 2% (400x18432x2048). With M a multiple of 128 the two shapes
+        # measured split (384x20480x4096 +4%, 256x28672x4096 -2.5%): those stay on FP8_MEDIUM.
+        cfg, why = FP8_LARGE_ROWWISE, (f"M={M} < 512, {tiles_large} 128x256 tiles: 128x256 tiles, 4 stages, "
+                                       "chunked stores")
     else:
         cfg, why = FP8_MEDIUM, "128x128 tiles"
     if M >= 512 and tiles_large >= num_sms // 2:
