@@ -6,9 +6,9 @@ against torch.matmul in alternating rounds.
     python scripts/column_split_probe.py OUT.json [--rounds N] [--shapes MxNxK,...] [--alone] [--wide]
                                          [--heuristics-only] [--nn]
 
---wide adds the 192-column tiles (candidates.WIDE_CANDIDATES) to the tiles tried; --alone times every tile alone
+--wide adds the two-part-width tiles (candidates.WIDE_CANDIDATES: 192, 160, 144, 96, 80 columns) to the tiles tried; --alone times every tile alone
 and no column splits. Every run also times the heuristics' plan without each later rule (MOCKS): 192-column tiles,
-128x128 tiles alone, the column split's launch cost growing at short K, 128x256 tiles under 512 rows.
+128x128 tiles alone, the column split's launch cost growing at short K, 128x256 tiles under 512 rows, 160-column tiles.
 """
 from __future__ import annotations
 
@@ -37,7 +37,8 @@ def cdiv(a, b):
 
 
 MOCKS = {"no wide": ("WIDE_MIN_GAIN", 0.0), "no medium": ("medium_tile_time", lambda *a: float("inf")),
-         "no short-K cost": ("TAIL_COST_K", 0), "no few-row large": ("FEW_ROWS_LARGE_MIN_M", 1 << 30)}
+         "no short-K cost": ("TAIL_COST_K", 0), "no few-row large": ("FEW_ROWS_LARGE_MIN_M", 1 << 30),
+         "no 160": ("WIDE_160_TILE_TIME", float("inf"))}
 
 
 def plan(a3, b3, c3, main=None, tail=None, n1=0):
@@ -66,7 +67,8 @@ def variants(M, N, sms, alone=False, heuristics_only=False):
     out = [("heuristics", None, None, 0), ("heuristics without wide tiles", "no wide", None, 0),
            ("heuristics without medium alone", "no medium", None, 0),
            ("heuristics without the short-K split cost", "no short-K cost", None, 0),
-           ("heuristics without 128x256 tiles under 512 rows", "no few-row large", None, 0)]
+           ("heuristics without 128x256 tiles under 512 rows", "no few-row large", None, 0),
+           ("heuristics without 128x160 tiles", "no 160", None, 0)]
     if heuristics_only:
         return out
     for mname, main in TILES.items():

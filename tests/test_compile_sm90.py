@@ -6,7 +6,7 @@ and fit its shared memory in 227 KB.
 import pytest
 import torch
 
-from warpgemm.config import SMEM_LIMIT, WIDE_BLOCK_N, GemmConfig, check_config
+from warpgemm.config import SMEM_LIMIT, GemmConfig, check_config, is_two_part
 from warpgemm.heuristics import SHIPPED_CONFIGS
 from warpgemm.kernels.hopper.aot import compile_gemm, inspect_compiled
 from warpgemm.ops.grouped_ragged_k import forced_config_problem
@@ -28,7 +28,7 @@ for cfg in CANDIDATES:
         VARIANTS.append((cfg, torch.float16, torch.float32, False, False, True))
 
 
-@pytest.mark.parametrize("cfg", [c for c in SHIPPED_CONFIGS if not c.stream_k and c.block_n != WIDE_BLOCK_N],
+@pytest.mark.parametrize("cfg", [c for c in SHIPPED_CONFIGS if not c.stream_k and not is_two_part(c.block_n)],
                          ids=lambda c: c.name)
 @pytest.mark.parametrize("b_kmajor", [False, True])
 @pytest.mark.parametrize("offs_table", [False, True], ids=["table", "offs"])

@@ -31,6 +31,10 @@ def test_shipped_configs_are_valid_for_16bit_outputs(cfg):
     (GemmConfig(block_n=192, store_chunks=3, cluster_m=2), "block_n=192"),
     (GemmConfig(block_n=128, store_chunks=3), "store_chunks must be"),
     (GemmConfig(block_n=192, store_chunks=3, consumer_warps=4), "block_n=192"),
+    # Other two-part widths: chunks as wide as the rest (144 = 128 + 16: nine of 16 columns).
+    (GemmConfig(block_n=144, stages=6, store_chunks=3), "stored in 9 16-column chunks"),
+    (GemmConfig(block_n=160, stages=5, store_chunks=5, split_k=2), "block_n=160 runs whole plain"),
+    (GemmConfig(block_n=112), "block_n must be one of"),
     (GemmConfig(block_k=16), "block_k must be"),
     (GemmConfig(consumer_warps=2), "consumer_warps"),
     (GemmConfig(block_m=64, consumer_warps=8), "too small"),
@@ -70,6 +74,25 @@ def test_192_column_tiles():
     assert check_config(cfg, bf, bf, weight_k_contiguous=False) is None  # N-major: three 64-column boxes
     assert operand_blocks(cfg, True, False) == ((1, 128, 64), (1, 64, 64), (1, 128, 64))
     assert cfg.name == "128x192x64_s4_w8_g8_c3"
+
+
+def test_two_part_widths():
+    """Widths of a power-of-two main part and a smaller power-of-two rest: B in rest-wide boxes, the output in
+    rest-wide chunks, shared memory counted for the whole width."""
+    from warpgemm.config import TWO_PART_WIDTHS, width_parts
+    from warpgemm.kernels.hopper.gemm import operand_blocks
+    bf = torch.bfloat16
+    assert [width_parts(w) for w in TWO_PART_WIDTHS] == [(64, 16), (64, 32), (128, 16), (128, 32), (128, 64)]
+    assert width_parts(256) == (256, 0) and width_parts(16) == (16, 0)
+    cfg = GemmConfig(128, 144, 64, 6, 8, store_chunks=9)
+    assert check_config(cfg, bf, bf) is None and check_config(cfg, bf, torch.float32) is None
+    assert check_config(cfg.replace(stages=7), bf, bf) is not None  # 7 x 34 KB ring + 8 KB of chunk buffers
+    assert cfg.b_pieces == 9 and cfg.name == "128x144x64_s6_w8_g8_c9"
+    assert operand_blocks(cfg, True, True) == ((1, 128, 64), (1, 16, 64), (1, 128, 16))
+    assert operand_blocks(cfg, False, False) == ((1, 64, 128), (1, 64, 16), (1, 128, 16))
+    assert GemmConfig(128, 160, 64, 5, 8, store_chunks=5).b_pieces == 5
+    assert GemmConfig(128, 80, 64, 7, 8, store_chunks=5).b_pieces == 5
+    assert GemmConfig(128, 96, 64, 7, 8, store_chunks=3).b_pieces == 3
 
 
 def test_fp32_output_rejects_the_large_tile():
@@ -214,7 +237,7 @@ def test_wide_tiles_where_they_fit_the_sms_better():
     from warpgemm.heuristics import WIDE
 
     bf = torch.bfloat16
-    for m, n in ((3072, 3072), (1536, 1536), (4096, 768)):
+    for m, n in ((3072, 3072), (4096, 768)):
         cfg, why = choose_config(1, m, n, 4096, bf, bf, 132)
         assert cfg == WIDE and "128x192 tiles" in why, (m, n, why)
     assert choose_config(1, 3072, 3072, 4096, bf, torch.float32, 132)[0] == WIDE  # fits an fp32 output too
@@ -222,6 +245,26 @@ def test_wide_tiles_where_they_fit_the_sms_better():
         assert choose_config(1, case.M, case.N, case.K, bf, bf, 132)[0] != WIDE, case
     for m, n in ((6144, 6144), (1024, 4096), (2560, 2560), (3000, 5000), (777, 4096)):
         assert choose_config(1, m, n, 4096, bf, bf, 132)[0] != WIDE, (m, n)
+
+
+def test_160_column_tiles_where_they_fit_the_sms_best():
+    """128x160 tiles where the tile-count model has them below the 128x192 and 128x128 tiles and the 128x256 plan
+    (held out: 1.09x over the previous plan on 16 shapes); 16-bit outputs only; of the suites' shapes, only the two odd
+    ones it was built for."""
+    from warpgemm.bench.suites import dense_suite, mid_suite, odd_suite
+    from warpgemm.heuristics import WIDE_160
+
+    bf = torch.bfloat16
+    for m, n, k in ((1536, 1536, 1536), (1024, 2304, 4096), (1536, 1536, 6144), (848, 5920, 6144),
+                    (5176, 776, 6144), (2472, 832, 1024)):
+        cfg, why = choose_config(1, m, n, k, bf, bf, 132)
+        assert cfg == WIDE_160 and why.startswith("128x160 tiles:"), (m, n, why)
+        assert choose_config(1, m, n, k, bf, torch.float32, 132)[0] != WIDE_160
+    changed = [c.label for c in dense_suite() + mid_suite() + odd_suite()
+               if choose_config(1, c.M, c.N, c.K, bf, bf, 132)[0] == WIDE_160]
+    assert changed == ["1536x1536x1536", "1024x2304x4096"], changed
+    for m, n in ((8192, 8192), (4096, 4096), (3072, 3072), (2560, 2560), (1536, 4096), (777, 4096)):
+        assert choose_config(1, m, n, 4096, bf, bf, 132)[0] != WIDE_160, (m, n)
 
 
 def test_medium_tiles_alone_where_they_fit_the_sms_best():

@@ -114,15 +114,17 @@ VARIANTS = FP8_CONFIGS + (
     GemmConfig(32, 64, 128, 6, 4, swap_ab=True),
     # 2-CTA clusters with B multicast (opt-in): the scales and the epilogue see the same tiles as without.
     GemmConfig(128, 256, 128, 3, 8, cluster_m=2), GemmConfig(64, 128, 128, 6, 4, cluster_m=2),
-    # 192-column tiles: two accumulators, each with its own column scales and bias columns.
-    GemmConfig(128, 192, 128, 3, 8, store_chunks=3))
+    # Two-part widths (192 = 128 + 64, 144 = 128 + 16): two accumulators, each with its own column scales and bias
+    # columns.
+    GemmConfig(128, 192, 128, 3, 8, store_chunks=3), GemmConfig(128, 144, 128, 5, 8, store_chunks=9))
 
 
 @pytest.mark.parametrize("cfg", VARIANTS, ids=lambda c: c.name)
 def test_forced_configs(cfg):
     """Every shipped fp8 config and the variants a user can force, rowwise scales and a bias, ragged sizes."""
     g = torch.Generator(device=DEV).manual_seed(11)
-    # N = 1110: a 192-column tile's second accumulator partly inside N (1110 = 5 x 192 + 150).
+    # N = 1110: a 192-column tile's second accumulator partly inside N (1110 = 5 x 192 + 150), a 144-column one's
+    # wholly past it (7 x 144 + 102).
     for M, N, K in ((1, 300, 4096), (70, 1110, 2000), (257, 4096, 1024), (1024, 2048, 8192)):
         a, w = quantized(M, K, g), quantized(N, K, g)
         sa, sb = scales_for("rowwise", M, N, g)

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 import warpgemm
-from warpgemm.config import WIDE_BLOCK_N, GemmConfig, check_config
+from warpgemm.config import GemmConfig, check_config, is_two_part
 from warpgemm.heuristics import DECODE, SHIPPED_CONFIGS
 from warpgemm.ops.grouped_ragged_k import forced_config_problem
 from warpgemm.testing import rel_error
@@ -57,7 +57,7 @@ def test_tokens_by_expert_ragged_and_empty_groups(b_kmajor):
 
 
 # 192-column tiles are dense-only (grouped_mm refuses them: test_gpu_wide.py).
-GROUPED_CONFIGS = [c for c in SHIPPED_CONFIGS if c.block_n != WIDE_BLOCK_N]
+GROUPED_CONFIGS = [c for c in SHIPPED_CONFIGS if not is_two_part(c.block_n)]
 
 
 @pytest.mark.parametrize("cfg", [c for c in GROUPED_CONFIGS if not c.stream_k], ids=lambda c: c.name)

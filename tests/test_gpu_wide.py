@@ -1,14 +1,15 @@
-"""GPU suite for 192-column tiles (GemmConfig(block_n=192, store_chunks=3); skipped without sm_90). Such a tile is
-two accumulators (128 + 64 columns) fed from two B buffers by three 64-wide TMA boxes and stored as three 64-column
-chunks, so the column edges are what can go wrong: N below, at and just past each piece boundary (64, 128, 192) and
-the tile grid, a last tile whose third box or second accumulator lies wholly past N, bias and scales on the second
-accumulator's columns. Outputs are NaN-filled (warpgemm.testing.check_matmul)."""
+"""GPU suite for two-part tile widths (config.TWO_PART_WIDTHS: 192 = 128 + 64, 160, 144, 96, 80 columns; skipped
+without sm_90). Such a tile is two accumulators (a power-of-two main part and a smaller rest) fed from two B buffers
+by rest-wide TMA boxes and stored in rest-wide chunks (128x144: nine boxes of 16 rows, nine 16-column chunks), so
+the column edges are what can go wrong: N below, at and just past each piece boundary and the tile grid, a last tile
+whose last boxes or second accumulator lie wholly past N, bias and scales on the second accumulator's columns.
+Outputs are NaN-filled (warpgemm.testing.check_matmul)."""
 import pytest
 import torch
 
 import warpgemm
 from warpgemm.candidates import WIDE_CANDIDATES
-from warpgemm.config import check_config
+from warpgemm.config import check_config, width_parts
 from warpgemm.testing import check_matmul, check_repeatable, strided_operand
 
 pytestmark = pytest.mark.gpu
@@ -27,14 +28,20 @@ def rand(*shape, g, dtype=BF):
 @pytest.mark.parametrize("cfg", WIDE_CANDIDATES, ids=lambda c: c.name)
 def test_wide_tiles_at_column_edges(cfg):
     g = torch.Generator(device=DEV).manual_seed(51)
-    for n in (1, 63, 64, 65, 127, 128, 129, 191, 192, 193, 255, 256, 320, 383, 385, 3072):
+    bn = cfg.block_n
+    main, rest = width_parts(bn)
+    edges = {1, rest - 1, rest, rest + 1, main - 1, main, main + 1, bn - 1, bn, bn + 1, 2 * bn - 1, 2 * bn + rest,
+             2 * bn + rest + 1, 3072}
+    for n in sorted(edges):
         for m, k in ((130, 72), (1, 4096)):
             a, w = rand(m, k, g=g), rand(n, k, g=g)
             _assert_ok(check_matmul(a, w.T, config=cfg), f"{cfg.name} M={m} N={n} K={k}")
-        b = rand(72, n, g=g)  # a (K, N) row-major B: three 64-column boxes (a padded copy where N % 8 != 0)
+        b = rand(72, n, g=g)  # a (K, N) row-major B: rest-wide column boxes (a padded copy where N % 8 != 0)
         _assert_ok(check_matmul(rand(130, 72, g=g), b, config=cfg), f"{cfg.name} M=130 N={n} K=72 B N-major")
-    # N = 550: the last tile's second accumulator is 38 of 64 columns inside N (bias and stores masked there).
-    a, w, bias = rand(300, 520, g=g), rand(550, 520, g=g), rand(550, g=g)
+    # The last tile's second accumulator partly inside N (bias and stores clipped there): N = 550 leaves 38 of 192's
+    # 64 rest columns, N = 430 14 of 144's 16.
+    n = 2 * bn + main + rest // 2 + 6
+    a, w, bias = rand(300, 520, g=g), rand(n, 520, g=g), rand(n, g=g)
     _assert_ok(check_matmul(a, w.T, bias=bias, config=cfg), f"{cfg.name} bias")
     if check_config(cfg, BF, torch.float32) is None:
         _assert_ok(check_matmul(a, w.T, bias=bias, out_dtype=torch.float32, config=cfg), f"{cfg.name} fp32 out")
@@ -50,10 +57,10 @@ def test_wide_tiles_at_column_edges(cfg):
         check_repeatable(a, w.T, cfg)
 
 
-def test_wide_tiles_read_every_layout_in_place():
-    """A column-major A, and a weight contiguous along N (three 64-column boxes into the two B buffers), are read in
-    place (M = 256, K = 200, N = 520: pitches TMA can take, so no copy hides a layout)."""
-    cfg = WIDE_CANDIDATES[0]
+@pytest.mark.parametrize("cfg", WIDE_CANDIDATES[1:], ids=lambda c: c.name)
+def test_wide_tiles_read_every_layout_in_place(cfg):
+    """A column-major A, and a weight contiguous along N (rest-wide column boxes into the two B buffers), are read
+    in place (M = 256, K = 200, N = 520: pitches TMA can take, so no copy hides a layout)."""
     g = torch.Generator(device=DEV).manual_seed(52)
     for a_col, b_col in ((False, False), (True, True), (True, False), (False, True)):
         a = strided_operand(256, 200, col_major=a_col, dtype=BF, device=DEV, generator=g)
@@ -64,15 +71,17 @@ def test_wide_tiles_read_every_layout_in_place():
         _assert_ok(check_matmul(a, b, config=cfg), f"{cfg.name} layout {a_col, b_col}")
 
 
-def test_wide_tiles_are_bitwise_repeatable_on_two_streams_and_in_a_graph():
+@pytest.mark.parametrize("cfg", WIDE_CANDIDATES[1:4], ids=lambda c: c.name)
+def test_wide_tiles_are_bitwise_repeatable_on_two_streams_and_in_a_graph(cfg):
     g = torch.Generator(device=DEV).manual_seed(53)
     a, w = rand(1536, 2048, g=g), rand(4000, 2048, g=g)
-    check_repeatable(a, w.T, WIDE_CANDIDATES[0])
+    check_repeatable(a, w.T, cfg)
 
 
-def test_grouped_forms_refuse_wide_tiles():
+@pytest.mark.parametrize("cfg", WIDE_CANDIDATES[::3], ids=lambda c: c.name)
+def test_grouped_forms_refuse_wide_tiles(cfg):
     g = torch.Generator(device=DEV).manual_seed(54)
     x, w = rand(256, 128, g=g), rand(4, 64, 128, g=g)
     offs = torch.tensor([64, 128, 192, 256], device=DEV, dtype=torch.int32)
     with pytest.raises(ValueError, match="block_n"):
-        warpgemm.grouped_mm(x, w.transpose(1, 2), offs=offs, config=WIDE_CANDIDATES[0])
+        warpgemm.grouped_mm(x, w.transpose(1, 2), offs=offs, config=cfg)

@@ -16,11 +16,17 @@ DENSE_CANDIDATES: tuple[GemmConfig, ...] = (
     _C(128, 128, 64, 6, 4, store_chunks=4, **_PP),  # ping-pong: two warpgroups on alternate 128x128 tiles
     _C(128, 128, 64, 5, 4, **_PP),
 ) + (
-    # 192 columns (128 + 64: two accumulators), for shapes whose tile count 128 and 256 leave wave-quantized.
+    # Two-part widths (config.TWO_PART_WIDTHS: a power-of-two main part + a smaller rest, two accumulators), for
+    # shapes whose tile count 128 and 256 leave wave-quantized: 192 = 128 + 64, 160 = 128 + 32, 144 = 128 + 16,
+    # 96 = 64 + 32, 80 = 64 + 16; the deepest ring that fits beside a 16-bit output.
     _C(128, 192, 64, 4, 8, store_chunks=3),
     _C(128, 192, 64, 4, 8, group_m=16, store_chunks=3),
+    _C(128, 160, 64, 5, 8, store_chunks=5),
+    _C(128, 144, 64, 6, 8, store_chunks=9),
+    _C(128, 96, 64, 7, 8, store_chunks=3),
+    _C(128, 80, 64, 7, 8, store_chunks=5),
 )
-WIDE_CANDIDATES = DENSE_CANDIDATES[-2:]
+WIDE_CANDIDATES = DENSE_CANDIDATES[-6:]
 # Few tiles (M = 128-512): smaller tiles, deeper rings (bytes in flight per SM) and split-K to fill the SMs.
 MID_CANDIDATES: tuple[GemmConfig, ...] = (
     _C(128, 256, 64, 3, 8),

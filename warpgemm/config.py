@@ -17,10 +17,24 @@ SMEM_SLACK = 1024
 # spread over the consumer warps; above 128 per thread the operand addressing and epilogue spill.
 MAX_ACC_REGS = 128
 
-# The one tile width that is not a power of two: 128 + 64 columns, two accumulators (kernels/hopper/partitions.py).
-# It fits whole waves where 128 and 256 do not (3072^2 outputs: 384 tiles of 128x192, 2.9 waves, against 288 of
-# 128x256, 2.2), as the 192-wide tiles cuBLAS picks there do.
+# Tile widths that are not a power of two: a power-of-two main part and a smaller power-of-two rest of at least 16
+# columns, each its own accumulator and wgmma (kernels/hopper/partitions.py); B arrives in rest-wide TMA boxes and the
+# output leaves in rest-wide chunks (TMA boxes and Triton's shared buffers need power-of-two sides). They fit whole
+# waves where 128 and 256 do not, as the odd-width tiles cuBLAS picks do (3072^2 outputs: 384 tiles of 128x192, 2.9
+# waves, against 288 of 128x256, 2.2; 1536^2: 132 tiles of 128x144, one exact wave, against 144 of 128x128).
+TWO_PART_WIDTHS = (80, 96, 144, 160, 192)
 WIDE_BLOCK_N = 192
+
+
+def width_parts(block_n: int) -> tuple[int, int]:
+    """(main, rest) columns of a tile width: the largest power of two <= block_n, and what is left (0 for a power
+    of two)."""
+    main = 1 << (max(block_n, 1).bit_length() - 1)
+    return main, block_n - main
+
+
+def is_two_part(block_n: int) -> bool:
+    return block_n in TWO_PART_WIDTHS
 
 # The reducing part loads all parts' partials at once (CHUNK rows each): past 8 parts its registers spill.
 MAX_SPLIT_K = 8
@@ -42,8 +56,9 @@ class GemmConfig:
         different programs; the last part to finish sums the fp32 partials in a fixed order (deterministic).
     store_chunks: 1 = the finished tile goes out through one tile-sized shared buffer; 2 or 4 = in that many
         column chunks through two chunk-sized buffers that alternate (one chunk's TMA store overlaps the next
-        chunk's conversion), which frees shared memory for a deeper operand ring. block_n = 192 (128 + 64 columns,
-        whole plain tiles) stores in 3.
+        chunk's conversion), which frees shared memory for a deeper operand ring. A two-part width (TWO_PART_WIDTHS,
+        whole plain tiles) stores in chunks as wide as its rest: block_n / rest of them (192 = 128 + 64: 3; 144 =
+        128 + 16: 9).
     stream_k: False = tiles (or split-K parts) are the units; True = stream-K: all tiles' K steps, laid end to
         end, are cut into one even range per program; a tile spread over several programs is summed by the last
         of them in program order (deterministic).
@@ -96,10 +111,13 @@ class GemmConfig:
     @property
     def b_pieces(self) -> int:
         """TMA boxes one B tile arrives in: a cluster pair's halves of a K-major box (each CTA loads one), or a
-        192-column tile's three 64-wide boxes (TMA boxes need power-of-two sides); else one."""
+        two-part tile's rest-wide boxes (TMA boxes need power-of-two sides: 128x192 three of 64, 128x144 nine of
+        16); else one."""
         if self.cluster_m > 1:
             return self.cluster_m
-        return 3 if self.block_n == WIDE_BLOCK_N else 1
+        if is_two_part(self.block_n):
+            return self.block_n // width_parts(self.block_n)[1]
+        return 1
 
     def epilogue_buffers(self) -> int:
         if self.swap_ab:
@@ -156,10 +174,11 @@ def check_config(cfg: GemmConfig, in_dtype: torch.dtype, out_dtype: torch.dtype,
                     f"stream_k=False, consumer_warps=4), got {cfg.name}")
     elif bm not in (64, 128, 256):
         return f"block_m must be 32 (swap_ab), 64, 128 or 256, got {bm}"
-    # TMA boxes (the operand and output tiles) must have power-of-two sides: a 192-column tile's B arrives in
-    # three 64-wide boxes and its output goes out in three 64-column chunks.
-    if bn not in (16, 32, 64, 128, 192, 256):
-        return f"block_n must be 16, 32, 64, 128, 192 or 256, got {bn}"
+    # TMA boxes (the operand and output tiles) must have power-of-two sides: a two-part tile's B arrives in boxes as
+    # wide as its rest and its output goes out in chunks as wide (128x192: three of 64 columns).
+    widths = (16, 32, 64, 128, 256) + TWO_PART_WIDTHS
+    if bn not in widths:
+        return f"block_n must be one of {', '.join(map(str, sorted(widths)))}, got {bn}"
     wide = wide_tile_problem(cfg)
     if wide is not None:
         return wide
@@ -176,8 +195,8 @@ def check_config(cfg: GemmConfig, in_dtype: torch.dtype, out_dtype: torch.dtype,
                 f"got {cfg.consumer_warps}")
     if not 1 <= cfg.split_k <= MAX_SPLIT_K:
         return f"split_k must be between 1 and {MAX_SPLIT_K}, got {cfg.split_k}"
-    if cfg.store_chunks not in (1, 2, 4) and not (bn == WIDE_BLOCK_N and cfg.store_chunks == 3):
-        return f"store_chunks must be 1, 2 or 4 (3 for block_n=192), got {cfg.store_chunks}"
+    if cfg.store_chunks not in (1, 2, 4) and not is_two_part(bn):
+        return f"store_chunks must be 1, 2 or 4, got {cfg.store_chunks}"
     if (bn // cfg.store_chunks) * out_dtype.itemsize < 32:
         return f"store_chunks={cfg.store_chunks} leaves {bn // cfg.store_chunks}-column chunks: under 32 bytes per row"
     if cfg.split_k > 1 and cfg.store_chunks > 1:
@@ -220,14 +239,17 @@ def check_config(cfg: GemmConfig, in_dtype: torch.dtype, out_dtype: torch.dtype,
 
 
 def wide_tile_problem(cfg: GemmConfig) -> str | None:
-    """Why a block_n = 192 config cannot run, or None (also for any other width): the kernel's two-accumulator path
-    (kernels/hopper/partitions.py) is the plain cooperative one only, and only 128-row tiles have been run on a GPU."""
-    if cfg.block_n == WIDE_BLOCK_N and (cfg.block_m != 128 or cfg.consumer_warps != 8 or cfg.split_k > 1
-                                        or cfg.stream_k or cfg.swap_ab or cfg.consumers > 1 or cfg.cluster_m > 1
-                                        or cfg.store_chunks != 3):
-        return ("block_n=192 runs whole plain 128-row tiles on two warpgroups, stored in three 64-column chunks "
-                "(block_m=128, consumer_warps=8, split_k=1, stream_k=False, swap_ab=False, consumers=1, cluster_m=1, "
-                f"store_chunks=3), got {cfg.name}")
+    """Why a two-part-width config (TWO_PART_WIDTHS) cannot run, or None (also for any other width): the kernel's
+    two-accumulator path (kernels/hopper/partitions.py) is the plain cooperative one only, stored in rest-wide chunks,
+    and only 128-row tiles have been run on a GPU."""
+    if not is_two_part(cfg.block_n):
+        return None
+    chunks = cfg.block_n // width_parts(cfg.block_n)[1]
+    if (cfg.block_m != 128 or cfg.consumer_warps != 8 or cfg.split_k > 1 or cfg.stream_k or cfg.swap_ab
+            or cfg.consumers > 1 or cfg.cluster_m > 1 or cfg.store_chunks != chunks):
+        return (f"block_n={cfg.block_n} runs whole plain 128-row tiles on two warpgroups, stored in {chunks} "
+                f"{cfg.block_n // chunks}-column chunks (block_m=128, consumer_warps=8, split_k=1, stream_k=False, "
+                f"swap_ab=False, consumers=1, cluster_m=1, store_chunks={chunks}), got {cfg.name}")
     return None
 
 

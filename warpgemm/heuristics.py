@@ -15,8 +15,9 @@ The rules are few and each rests on `warpgemm bench sweep` runs (notes/perf.md, 
   and the output stored in 4 overlapped column chunks; with 16+ tile-rows per batch, walked in bands of 16
   tile-rows (fewer HBM bytes per wave: sustained GEMMs run at the power cap, where bytes cost clock).
 - Where 128x256 tiles would leave a wave partly filled and 128x192 tiles need fewer tile-times (3072^3, 1536^3 and
-  other sizes off the powers of two; none of the suites' LLM shapes): 128x192 tiles (`WIDE`, `wide_tile_time`);
-  where 128x128 tiles alone need no more tile-times than either, those (`medium_tile_time`; 16-bit outputs only).
+  other sizes off the powers of two; none of the suites' LLM shapes): 128x192 tiles (`WIDE`, `wide_tile_time`), or
+  128x160 ones where they need fewer still (1536^3, 1024x2304: `WIDE_160`, 16-bit outputs only); where 128x128 tiles
+  alone need no more tile-times than any of them, those (`medium_tile_time`; 16-bit outputs only).
 - 256-511 rows (unbatched) with at least half a wave of 128x256 tiles: those tiles (4 stages, chunked stores) where
   they need fewer tile-times than 128x128 ones or the last tile-row is at most half full, else 128x128 tiles
   (`FEW_ROWS_LARGE_MIN_M`).
@@ -71,6 +72,14 @@ WIDE = GemmConfig(block_m=128, block_n=WIDE_BLOCK_N, block_k=64, stages=4, consu
                   store_chunks=3)
 WIDE_TILE_TIME = 0.85  # of a 128x256 tile's
 WIDE_MIN_GAIN = 0.97  # predicted time against the 128x256 plan's, at most
+# 128x160 tiles (128 + 32 columns: config.TWO_PART_WIDTHS) where they fit the SMs in fewer tile-times than the 128x192
+# and 128x128 tiles and at most WIDE_MIN_GAIN of the 128x256 plan's; 16-bit outputs (fp32 ones were not measured).
+# Measured (results/2026-11-26-parts/parts.json, H100, every tile alone): at equal waves a 128x160 tile takes 0.78-0.82
+# of a 128x256 one's time (a 128x144 tile 0.83-0.89: its 16-column wgmma reads all of A for little work, so 144 is
+# not shipped); 1536^3 0.80 -> 0.86x cuBLAS (120 tiles, one wave, against 96 of 128x192), 1024x2304x4096 0.79 -> 0.87,
+# 1536x1536x6144 0.78 -> 0.87.
+WIDE_160 = GemmConfig(block_m=128, block_n=160, block_k=64, stages=5, consumer_warps=8, group_m=8, store_chunks=5)
+WIDE_160_TILE_TIME = 0.80
 # 256-511 rows with at least half a wave of 128x256 tiles: those tiles (LARGE_ONE_WAVE's 4 stages and chunked stores,
 # whatever the wave count) where they make fewer wave-times than 128x128 ones by the tile-count model, or where the
 # last tile-row is at most half full; else MEDIUM. Measured (results/2026-11-26-medium/, notes/perf.md): with M a
@@ -158,7 +167,7 @@ GROUPED_STREAM = GemmConfig(block_m=128, block_n=256, block_k=128, stages=2, con
 RAGGED_K_ROWS = LARGE_ONE_WAVE.replace(group_m=1)
 
 SHIPPED_CONFIGS: tuple[GemmConfig, ...] = ((LARGE, LARGE_TALL_BANDS, LARGE_ONE_WAVE, LARGE_FP32_OUT, RAGGED_K_ROWS,
-                                            WIDE, MEDIUM, MEDIUM_FP32_OUT, SMALL, NARROW)
+                                            WIDE, WIDE_160, MEDIUM, MEDIUM_FP32_OUT, SMALL, NARROW)
                                            + tuple(DECODE.values()) + (DECODE_SHORT_K, DECODE_WIDE, GROUPED_LARGE,
                                                                         GROUPED_NARROW_N, GROUPED_STREAM))
 
@@ -298,9 +307,10 @@ def medium_tile_time(batches: int, M: int, N: int, num_sms: int) -> float:
     return _cdiv(batches * _cdiv(M, MEDIUM.block_m) * _cdiv(N, MEDIUM.block_n), num_sms) * TAIL_TILE_TIME
 
 
-def wide_tile_time(batches: int, M: int, N: int, num_sms: int) -> float:
-    """Predicted time of WIDE tiles, in 128x256 wave-times (compare `_tail_split`'s)."""
-    return _cdiv(batches * _cdiv(M, WIDE.block_m) * _cdiv(N, WIDE.block_n), num_sms) * WIDE_TILE_TIME
+def wide_tile_time(batches: int, M: int, N: int, num_sms: int, cfg: GemmConfig = WIDE,
+                   tile_time: float = WIDE_TILE_TIME) -> float:
+    """Predicted time of WIDE (or WIDE_160) tiles, in 128x256 wave-times (compare `_tail_split`'s)."""
+    return _cdiv(batches * _cdiv(M, cfg.block_m) * _cdiv(N, cfg.block_n), num_sms) * tile_time
 
 
 # Programs of a whole-tile launch whose product has at least this many rows and columns (compute-bound enough that
@@ -367,14 +377,21 @@ def choose_config(batches: int, M: int, N: int, K: int, in_dtype: torch.dtype, o
         if plan is not None:
             n1, large = _tail_split(batches, M, N, K, plan, num_sms)
             wide = wide_tile_time(batches, M, N, num_sms)
+            wide_160 = (wide_tile_time(batches, M, N, num_sms, WIDE_160, WIDE_160_TILE_TIME)
+                        if check_config(WIDE_160, in_dtype, out_dtype) is None and out_dtype.itemsize == 2
+                        else float("inf"))
             medium = medium_tile_time(batches, M, N, num_sms)
-            if medium <= min(large, wide) and check_config(MEDIUM, in_dtype, out_dtype) is None:
-                why = (f"128x128 tiles: {medium:.2f} 128x256 wave-times against {large:.2f} for {plan.name}"
-                       + (" with its column split" if n1 else "") + f" and {wide:.2f} for 128x192 tiles")
+            split = " with its column split" if n1 else ""
+            if medium <= min(large, wide, wide_160) and check_config(MEDIUM, in_dtype, out_dtype) is None:
+                why = (f"128x128 tiles: {medium:.2f} 128x256 wave-times against {large:.2f} for {plan.name}{split}"
+                       f" and {min(wide, wide_160):.2f} for 128x{192 if wide <= wide_160 else 160} tiles")
                 order = (MEDIUM,) + order
+            elif wide_160 < wide and wide_160 <= WIDE_MIN_GAIN * large:
+                why = (f"128x160 tiles: {wide_160:.2f} 128x256 wave-times against {large:.2f} for {plan.name}{split}"
+                       f" and {wide:.2f} for 128x192 tiles")
+                order = (WIDE_160,) + order
             elif wide <= WIDE_MIN_GAIN * large:
-                why = (f"128x192 tiles: {wide:.2f} 128x256 wave-times against {large:.2f} for {plan.name}"
-                       + (" with its column split" if n1 else ""))
+                why = f"128x192 tiles: {wide:.2f} 128x256 wave-times against {large:.2f} for {plan.name}{split}"
                 order = (WIDE,) + order
     for cfg in order:
         if check_config(cfg, in_dtype, out_dtype) is None:

@@ -43,7 +43,7 @@ from typing import List, NamedTuple, Optional
 import torch
 
 from .. import _env
-from ..config import WIDE_BLOCK_N, GemmConfig, check_config, weight_layout_problem
+from ..config import GemmConfig, check_config, is_two_part, weight_layout_problem
 from ..heuristics import (GROUPED_LARGE, GROUPED_NARROW_N, GROUPED_STREAM, GROUPED_SWAP, GROUPED_SWAP_MEAN_ROWS,
                           LARGE, LARGE_TALL_BANDS, MEDIUM, SMALL, TALL_BAND_MIN_ROW_TILES)
 from . import checks
@@ -305,10 +305,10 @@ def grouped_mm(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor | None = Non
     if config is not None and config.cluster_m > 1:
         raise ValueError(f"config {config.name}: grouped_mm's tiles run alone; cluster_m must be 1 "
                          f"(got {config.cluster_m})")
-    if config is not None and config.block_n == WIDE_BLOCK_N:
+    if config is not None and is_two_part(config.block_n):
         # Its row-bounded stores take one accumulator (kernels/hopper/epilogue.py); dense products only.
         raise ValueError(f"config {config.name}: grouped_mm's tiles are at most 256 columns wide in powers of two; "
-                         f"block_n must not be {WIDE_BLOCK_N}")
+                         f"got block_n={config.block_n}")
     if a.dim() == 3 and b.dim() == 2:
         # Groups along N: out[:, cols of g] = a[g] @ b[:, cols of g], i.e. out^T = (b^T tokens) x (a^T experts),
         # the 2-D x 3-D form on transposed views (the columns of b are its tokens). Same checks, same kernels

@@ -13,7 +13,7 @@ from typing import NamedTuple
 import torch
 
 from .. import _env
-from ..config import WIDE_BLOCK_N, GemmConfig, check_config
+from ..config import GemmConfig, check_config, is_two_part
 from ..heuristics import (LARGE, LARGE_ONE_WAVE, LARGE_TALL_BANDS, MEDIUM, MEDIUM_FP32_OUT, RAGGED_K_ROWS,
                           SMALL)
 from ..kernels.hopper.tma_operands import TmaGeometry, describe, output_buffer, padded_geometry
@@ -26,9 +26,9 @@ def forced_config_problem(cfg: GemmConfig) -> str | None:
                 f"stream_k False (got swap_ab={cfg.swap_ab}, split_k={cfg.split_k}, stream_k={cfg.stream_k})")
     if cfg.block_m < 64:
         return f"the 2-D x 2-D form reads a M-contiguous: block_m must be >= 64, got {cfg.block_m}"
-    if cfg.block_n == WIDE_BLOCK_N:
-        return (f"the 2-D x 2-D form runs tiles of at most 256 columns in powers of two: block_n must not be "
-                f"{WIDE_BLOCK_N}")
+    if is_two_part(cfg.block_n):
+        return (f"the 2-D x 2-D form runs tiles of at most 256 columns in powers of two: got block_n="
+                f"{cfg.block_n}")
     return None
 
 

@@ -15,7 +15,7 @@ from triton.language.core import _aggregate as aggregate
 
 @gluon.jit
 def column_chunks(tile, CHUNK_N: gl.constexpr):
-    """The tile's column chunks of CHUNK_N (1, 2 or 4 of them), split in registers (no shared-memory round trip)."""
+    """The tile's column chunks of CHUNK_N (1, 2, 4 or 8 of them), split in registers (no shared-memory round trip)."""
     M: gl.constexpr = tile.type.shape[0]
     CHUNKS: gl.constexpr = tile.type.shape[1] // CHUNK_N
     if CHUNKS == 1:
@@ -23,12 +23,22 @@ def column_chunks(tile, CHUNK_N: gl.constexpr):
     elif CHUNKS == 2:
         # Column halves: [M, 2, N/2] -> [M, N/2, 2] -> two [M, N/2].
         chunks = gl.split(tile.reshape([M, 2, CHUNK_N]).permute((0, 2, 1)))
-    else:
+    elif CHUNKS == 4:
         # Quarters: [M, 4, N/4] -> [M, N/4, 2 (j // 2), 2 (j % 2)]; each split peels the last index.
         even, odd = gl.split(tile.reshape([M, 4, CHUNK_N]).permute((0, 2, 1)).reshape([M, CHUNK_N, 2, 2]))
         c0, c2 = gl.split(even)
         c1, c3 = gl.split(odd)
         chunks = (c0, c1, c2, c3)
+    else:
+        # Eighths (a 128x144 tile's 128-column part in 16-column chunks): j = 4 j2 + 2 j1 + j0, peeled j0, j1, j2.
+        x0, x1 = gl.split(tile.reshape([M, 8, CHUNK_N]).permute((0, 2, 1)).reshape([M, CHUNK_N, 2, 2, 2]))
+        x00, x01 = gl.split(x0)  # j0 = 0: j1 = 0, 1
+        x10, x11 = gl.split(x1)  # j0 = 1
+        c0, c4 = gl.split(x00)
+        c2, c6 = gl.split(x01)
+        c1, c5 = gl.split(x10)
+        c3, c7 = gl.split(x11)
+        chunks = (c0, c1, c2, c3, c4, c5, c6, c7)
     return chunks
 
 
@@ -179,8 +189,8 @@ class TmaStoreEpilogue:
 
     @gluon.jit
     def store_wide(self, acc, rest, work):
-        """A 192-column tile: its 128- and 64-column accumulators, as three 64-column chunks through the two chunk
-        buffers (0, 1, 0)."""
+        """A two-part tile: its main and rest accumulators, in rest-wide chunks through the two chunk buffers taken in
+        turn (128x192: three 64-column chunks, buffers 0, 1, 0; 128x144: nine 16-column chunks)."""
         MAIN_N: gl.constexpr = acc.type.shape[1]
         CHUNK_N: gl.constexpr = self.c_desc.block_type.shape[2]
         # The previous tile's last chunk left from buffer 0, which this tile's first chunk fills: store_chunk's wait

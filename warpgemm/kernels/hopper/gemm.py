@@ -8,7 +8,7 @@ import torch
 import triton
 
 from ... import _env
-from ...config import (WIDE_BLOCK_N, GemmConfig, launch_warps, weight_layout_problem, wide_tile_problem,
+from ...config import (GemmConfig, is_two_part, launch_warps, weight_layout_problem, wide_tile_problem,
                        worker_consumer_regs)
 from ...heuristics import persistent_grid
 from .epilogue import RowBoundStoreEpilogue, RowBoundTransposedEpilogue, TmaStoreEpilogue, TransposedStoreEpilogue
@@ -29,7 +29,7 @@ def operand_blocks(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool):
     bm, bn, bk = cfg.block_m, cfg.block_n, cfg.block_k
     a_block = (1, bm, bk) if a_kmajor else (1, bk, bm)
     # A B tile may come in pieces along N (GemmConfig.b_pieces): a cluster pair's row halves of a K-major box
-    # (config.weight_layout_problem keeps N-major weights away), a 192-column tile's 64-wide boxes.
+    # (config.weight_layout_problem keeps N-major weights away), a two-part tile's rest-wide boxes.
     if cfg.cluster_m > 1 and not b_kmajor:
         raise ValueError(f"config {cfg.name}: a cluster pair splits B's box by rows, which needs a K-major B (the "
                          "weight contiguous along K)")
@@ -80,8 +80,8 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
                          f"ragged_k={ragged_k}")
     if wide_tile_problem(cfg) is not None:
         raise ValueError(wide_tile_problem(cfg))  # the kernel's two-accumulator path would hang or misstore
-    if (cfg.cluster_m > 1 or cfg.block_n == WIDE_BLOCK_N) and (grouped or ragged_k):
-        raise ValueError(f"config {cfg.name}: cluster_m > 1 and block_n = {WIDE_BLOCK_N} run dense products only; got "
+    if (cfg.cluster_m > 1 or is_two_part(cfg.block_n)) and (grouped or ragged_k):
+        raise ValueError(f"config {cfg.name}: cluster_m > 1 and block_n = {cfg.block_n} run dense products only; got "
                          f"grouped={grouped}, ragged_k={ragged_k}")
     if ragged_k:
         if grouped or cfg.swap_ab or cfg.split_k > 1 or cfg.stream_k or a_kmajor or b_kmajor:

@@ -36,15 +36,21 @@ def a_slots_shape(stages, box, a_kmajor):
 
 @gluon.constexpr_function
 def b_slots_shape(stages, box, b_kmajor, pieces, rest=False):
-    # A B tile may arrive in pieces along N: a cluster pair's row halves of a K-major box, a 192-column tile's three
-    # 64-wide boxes (K-major: 64 rows; N-major: 64 contiguous columns). Each slot holds all of them, the 192-column
-    # tile's in two buffers (shared buffers need power-of-two sides): its first 128 columns, and `rest` the last 64.
+    # A B tile may arrive in pieces along N: a cluster pair's row halves of a K-major box, a two-part tile's
+    # rest-wide boxes (128x192: three 64-wide ones; K-major: rows, N-major: contiguous columns). Each slot holds all of
+    # them, a two-part tile's in two buffers (shared buffers need power-of-two sides): its main part, and `rest`.
     n_dim = 1 if b_kmajor else 2
     width = box[n_dim] * pieces
     main = main_columns(width)
     shape = [stages] + list(box)
     shape[1 + n_dim] = width - main if rest else main
     return shape
+
+
+@gluon.constexpr_function
+def has_rest(box, b_kmajor, pieces):
+    width = box[1 if b_kmajor else 2] * pieces
+    return main_columns(width) < width
 
 
 @gluon.constexpr_function
@@ -86,7 +92,7 @@ def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, 
     b_bufs = gl.allocate_shared_memory(b_desc.dtype,
                                        b_slots_shape(STAGES, b_desc.block_type.shape, B_KMAJOR, B_PIECES),
                                        b_desc.layout)
-    if B_PIECES == 3:  # a 192-column tile (config.GemmConfig.b_pieces): its last 64 columns of B
+    if has_rest(b_desc.block_type.shape, B_KMAJOR, B_PIECES):  # a two-part tile (config.TWO_PART_WIDTHS): its rest
         b_rest = gl.allocate_shared_memory(b_desc.dtype,
                                            b_slots_shape(STAGES, b_desc.block_type.shape, B_KMAJOR, B_PIECES, True),
                                            b_desc.layout)
@@ -104,7 +110,7 @@ def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, 
                      RAGGED_K, CLUSTER_M, B_PIECES)
     acc_layout: gl.constexpr = accumulator_layout(p.mma_m(), p.block_n_main(), num_warps,
                                                   a_desc.dtype.primitive_bitwidth)
-    # A 192-column tile's second accumulator (64 columns); unused by other tiles.
+    # A two-part tile's second accumulator (its rest columns); unused by other tiles.
     rest_layout: gl.constexpr = accumulator_layout(p.mma_m(), max(p.block_n_rest(), 8), num_warps,
                                                    a_desc.dtype.primitive_bitwidth)
     allow_dependents()

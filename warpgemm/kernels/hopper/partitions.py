@@ -21,7 +21,7 @@ from .pipeline import BarrierRing, RingPosition
 
 @gluon.constexpr_function
 def main_columns(block_n):
-    """The largest power of two <= block_n: all of a tile but a 192-column one's first 128."""
+    """The largest power of two <= block_n: all of a tile but a two-part one's main part (128 of 192 or 144)."""
     main = 1
     while main * 2 <= block_n:
         main *= 2
@@ -112,17 +112,17 @@ class GemmOperands:
     def block_n(self):
         # From B's box: the output descriptor's box may be a column chunk of the tile. A B tile can arrive in
         # B_PIECES pieces along N (config.GemmConfig.b_pieces): in a cluster pair each CTA loads one row half of a
-        # K-major tile and receives the other from its peer; a tile of 192 columns (TMA boxes must have
-        # power-of-two sides) comes as three 64-wide boxes.
+        # K-major tile and receives the other from its peer; a two-part tile (TMA boxes must have power-of-two
+        # sides) comes in boxes as wide as its rest (192 columns: three of 64; 144: nine of 16).
         box = self.b_desc.block_type.shape
         return (box[1] if self.B_KMAJOR else box[2]) * self.B_PIECES
 
     @gluon.constexpr_function
     def block_n_main(self):
-        """Columns of the tile's first accumulator: the tile, or the largest power of two below a 192-column
-        tile. Triton's tensors and shared buffers have power-of-two shapes: such a tile is computed as a 128- and a
-        64-column accumulator (`block_n_rest`), each a wgmma of its own, on B slots of 128 columns (b_bufs) and 64
-        (b_rest)."""
+        """Columns of the tile's first accumulator: the tile, or the largest power of two below a two-part width.
+        Triton's tensors and shared buffers have power-of-two shapes: such a tile is computed as a main and a rest
+        accumulator (`block_n_rest`; 192 = 128 + 64, 144 = 128 + 16), each a wgmma of its own, on B slots of the
+        main part's columns (b_bufs) and the rest's (b_rest)."""
         return main_columns(self.block_n())
 
     @gluon.constexpr_function
@@ -186,7 +186,7 @@ class GemmOperands:
 
     @gluon.jit
     def b_tile(self, index):
-        """The B slot as the [BLOCK_K, BLOCK_N] view wgmma reads (a 192-column tile: its first 128 columns)."""
+        """The B slot as the [BLOCK_K, BLOCK_N] view wgmma reads (a two-part tile: its main part's columns)."""
         BN: gl.constexpr = self.block_n_main()
         BK: gl.constexpr = self.block_k()
         if self.B_KMAJOR:
@@ -196,7 +196,7 @@ class GemmOperands:
 
     @gluon.jit
     def b_rest_tile(self, index):
-        """A 192-column tile's last 64 columns of B (the b_rest slot) as the [BLOCK_K, 64] view."""
+        """A two-part tile's rest columns of B (the b_rest slot) as the [BLOCK_K, rest] view."""
         BN: gl.constexpr = self.block_n_rest()
         BK: gl.constexpr = self.block_k()
         if self.B_KMAJOR:
@@ -342,8 +342,8 @@ def wgmma_consumer(p: GemmOperands, SchedulerImpl: gl.constexpr, EpilogueImpl: g
     producer is within one ring pass of it: the `turns` barriers hand the turn over once the other consumer has
     waited on every slot of the unit before (so those slots, and all earlier ones, have been filled).
 
-    A 192-column tile (block_n_rest > 0: one consumer, whole tiles) keeps two accumulators, acc_layout's 128
-    columns and rest_layout's 64, and hands both to the epilogue's store_wide.
+    A two-part tile (block_n_rest > 0: one consumer, whole tiles) keeps two accumulators, acc_layout's main columns
+    and rest_layout's rest (128 + 64 for 192 columns, 128 + 16 for 144), and hands both to the epilogue's store_wide.
     """
     BM: gl.constexpr = p.mma_m()
     BN: gl.constexpr = p.block_n_main()
