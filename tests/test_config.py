@@ -311,16 +311,51 @@ def test_fp8_wide_tiles_follow_the_same_model():
     from warpgemm.heuristics import FP8_WIDE, choose_fp8_config
 
     bf = torch.bfloat16
-    for m, n in ((3072, 3072), (1536, 1536), (1024, 2304), (6144, 1536)):
+    for m, n in ((3072, 3072), (6144, 1536)):
         for rowwise in (False, True):
             cfg, why = choose_fp8_config(m, n, 4096, bf, 132, rowwise=rowwise)
             assert cfg == FP8_WIDE and "128x192 tiles" in why, (m, n, why)
     assert choose_fp8_config(3072, 3072, 4096, torch.float32, 132)[0] == FP8_WIDE  # fits an fp32 output
+    assert choose_fp8_config(1536, 1536, 4096, torch.float32, 132)[0] == FP8_WIDE  # no 128x160 for fp32 outputs
     for case in dense_suite() + mid_suite():
         for rowwise in (False, True):
             assert choose_fp8_config(case.M, case.N, case.K, bf, 132, rowwise=rowwise)[0] != FP8_WIDE, case
     assert choose_fp8_config(4096, 4096, 4096, bf, 132)[0] != FP8_WIDE
     assert choose_fp8_config(2560, 2560, 2560, bf, 132)[0] != FP8_WIDE
+
+
+def test_fp8_160_column_tiles_from_k_2048():
+    """bf16's 128x160 rule in choose_fp8_config, from K = 2048 (the two held-out shapes at K = 1024 lost 2-3%), 16-bit
+    outputs only; no suite shape changes."""
+    from warpgemm.bench.suites import dense_suite, mid_suite
+    from warpgemm.heuristics import FP8_WIDE, FP8_WIDE_160, choose_fp8_config
+
+    bf = torch.bfloat16
+    for m, n, k in ((1536, 1536, 4096), (1024, 2304, 4096), (3984, 1248, 6144), (608, 8144, 8192)):
+        for rowwise in (False, True):
+            cfg, why = choose_fp8_config(m, n, k, bf, 132, rowwise=rowwise)
+            assert cfg == FP8_WIDE_160 and "128x160 tiles" in why, (m, n, why)
+    assert choose_fp8_config(1024, 2304, 1024, bf, 132)[0] == FP8_WIDE
+    for case in dense_suite() + mid_suite():
+        assert choose_fp8_config(case.M, case.N, case.K, bf, 132)[0] != FP8_WIDE_160, case
+
+
+def test_160_column_tiles_only_for_a_weight_read_along_k():
+    """With B row-major (K, N) the 32-column boxes lost on 3 of 6 shapes: the plan falls back to the heuristics
+    without 128x160 tiles (and says why); a weight read along K keeps them; a forced 128x160 config runs either."""
+    from warpgemm.heuristics import WIDE, WIDE_160
+    from warpgemm.ops import gemm_impl
+
+    def meta(*shape):
+        return torch.empty(shape, dtype=torch.bfloat16, device="meta")
+
+    w = meta(2304, 4096)
+    p = gemm_impl.plan_hopper(meta(1, 1024, 4096), w.t().unsqueeze(0), meta(1, 1024, 2304), None, None)
+    assert p.config == WIDE_160, p.config_reason
+    p = gemm_impl.plan_hopper(meta(1, 1024, 4096), meta(1, 4096, 2304), meta(1, 1024, 2304), None, None)
+    assert p.config == WIDE and "B is N-major" in p.config_reason, p.config_reason
+    p = gemm_impl.plan_hopper(meta(1, 1024, 4096), meta(1, 4096, 2304), meta(1, 1024, 2304), None, WIDE_160)
+    assert p.config == WIDE_160
 
 
 def test_wide_tiles_are_weighed_against_the_plan_that_runs():

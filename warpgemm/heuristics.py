@@ -73,7 +73,9 @@ WIDE = GemmConfig(block_m=128, block_n=WIDE_BLOCK_N, block_k=64, stages=4, consu
 WIDE_TILE_TIME = 0.85  # of a 128x256 tile's
 WIDE_MIN_GAIN = 0.97  # predicted time against the 128x256 plan's, at most
 # 128x160 tiles (128 + 32 columns: config.TWO_PART_WIDTHS) where they fit the SMs in fewer tile-times than the 128x192
-# and 128x128 tiles and at most WIDE_MIN_GAIN of the 128x256 plan's; 16-bit outputs (fp32 ones were not measured).
+# and 128x128 tiles and at most WIDE_MIN_GAIN of the 128x256 plan's; 16-bit outputs (fp32 ones were not measured) and
+# a weight read along K (B = W.T): with B row-major (K, N) its 32-column boxes lost on 3 of 6 shapes, by up to 11%
+# (results/2026-11-26-parts/nn_160.json), so there the plan is taken without them (`choose_config(b_kmajor=False)`).
 # Measured (results/2026-11-26-parts/parts.json, H100, every tile alone): at equal waves a 128x160 tile takes 0.78-0.82
 # of a 128x256 one's time (a 128x144 tile 0.83-0.89: its 16-column wgmma reads all of A for little work, so 144 is
 # not shipped); 1536^3 0.80 -> 0.86x cuBLAS (120 tiles, one wave, against 96 of 128x192), 1024x2304x4096 0.79 -> 0.87,
@@ -199,8 +201,18 @@ FP8_DECODE = {
 # 1280x6912x4096 +10%, 6144x1536x4096 +9%, 3072^3 +5%, 3072^2 x 1024 +3%; 3 stages lose 0-17% to 4.
 FP8_WIDE = GemmConfig(block_m=128, block_n=WIDE_BLOCK_N, block_k=128, stages=4, consumer_warps=8, group_m=16,
                       store_chunks=3)
+# 128x160 tiles where bf16's WIDE_160 rule picks them (16-bit outputs; fp8 B is always read along K). Measured against
+# the plan before and 4 stages (results/2026-11-26-parts/fp8_160.log, per-tensor scales, 3 rounds): 1536^3 0.86 ->
+# 0.88x torch._scaled_mm (4 stages 0.92), 1024x2304x4096 0.81 -> 0.87 (4 stages 0.81), 1536x1536x6144 0.80 -> 0.88
+# (0.82), 848x5920x6144 0.995 -> 1.036 (0.99). Held out (fp8_160_heldout.json, 12 shapes drawn at random from those
+# whose plan the rule changes): 1.057x over the previous plan; the two behind (0.97-0.98x, both against 128x192 tiles)
+# were the two at K = 1024, so the rule starts at FP8_WIDE_160_MIN_K (16 K steps of 128).
+FP8_WIDE_160 = GemmConfig(block_m=128, block_n=160, block_k=128, stages=5, consumer_warps=8, group_m=8,
+                          store_chunks=5)
+FP8_WIDE_160_MIN_K = 2048
 FP8_CONFIGS: tuple[GemmConfig, ...] = (FP8_LARGE, FP8_LARGE_TALL_BANDS, FP8_LARGE_ROWWISE, FP8_LARGE_ROWWISE_TALL_BANDS,
-                                       FP8_MEDIUM, FP8_SMALL, FP8_NARROW, FP8_WIDE) + tuple(FP8_DECODE.values())
+                                       FP8_MEDIUM, FP8_SMALL, FP8_NARROW, FP8_WIDE, FP8_WIDE_160) \
+    + tuple(FP8_DECODE.values())
 # 128x256 tiles that make 1-4 waves with a last wave under half full take 128x128 tiles instead (1024x14336x4096:
 # 3.4 waves, 0.90 -> 0.96x); the bf16 path splits such a tail off into a second launch instead.
 FP8_SHORT_TAIL = 0.5
@@ -247,7 +259,12 @@ def choose_fp8_config(M: int, N: int, K: int, out_dtype: torch.dtype, num_sms: i
         plan = (_cdiv(tiles_128, num_sms) * TAIL_TILE_TIME if cfg == FP8_MEDIUM
                 else float(_cdiv(tiles_large, num_sms)))
         wide = wide_tile_time(1, M, N, num_sms)
-        if wide <= WIDE_MIN_GAIN * plan:
+        wide_160 = (wide_tile_time(1, M, N, num_sms, FP8_WIDE_160, WIDE_160_TILE_TIME)
+                    if out_dtype.itemsize == 2 and K >= FP8_WIDE_160_MIN_K else float("inf"))
+        if wide_160 < wide and wide_160 <= WIDE_MIN_GAIN * plan:
+            cfg, why = FP8_WIDE_160, (f"128x160 tiles: {wide_160:.2f} 128x256 wave-times against {plan:.2f} for "
+                                      f"{cfg.name} and {wide:.2f} for 128x192 tiles")
+        elif wide <= WIDE_MIN_GAIN * plan:
             cfg, why = FP8_WIDE, f"128x192 tiles: {wide:.2f} 128x256 wave-times against {plan:.2f} for {cfg.name}"
     first = cfg
     while check_config(cfg, torch.float8_e4m3fn, out_dtype) is not None and cfg.stages > 2:
@@ -368,8 +385,9 @@ def _cdiv(a: int, b: int) -> int:
 
 @functools.lru_cache(maxsize=4096)
 def choose_config(batches: int, M: int, N: int, K: int, in_dtype: torch.dtype, out_dtype: torch.dtype,
-                  num_sms: int) -> tuple[GemmConfig, str]:
-    """The config for a (batches, M, N, K) problem and a short reason (for WARPGEMM_LOG / explain)."""
+                  num_sms: int, b_kmajor: bool = True) -> tuple[GemmConfig, str]:
+    """The config for a (batches, M, N, K) problem and a short reason (for WARPGEMM_LOG / explain). b_kmajor: B is
+    read along K (an nn.Linear weight's W.T); False leaves out the tiles measured only on such a B (WIDE_160)."""
     order, why = _large_or_other(batches, M, N, K, num_sms)
     if M >= 512 and order[0] in (LARGE, LARGE_ONE_WAVE, LARGE_TALL_BANDS):
         # Weighed against the 128x256 config that fits these dtypes (fp32 outputs: LARGE_FP32_OUT, never split).
@@ -378,8 +396,8 @@ def choose_config(batches: int, M: int, N: int, K: int, in_dtype: torch.dtype, o
             n1, large = _tail_split(batches, M, N, K, plan, num_sms)
             wide = wide_tile_time(batches, M, N, num_sms)
             wide_160 = (wide_tile_time(batches, M, N, num_sms, WIDE_160, WIDE_160_TILE_TIME)
-                        if check_config(WIDE_160, in_dtype, out_dtype) is None and out_dtype.itemsize == 2
-                        else float("inf"))
+                        if b_kmajor and check_config(WIDE_160, in_dtype, out_dtype) is None
+                        and out_dtype.itemsize == 2 else float("inf"))
             medium = medium_tile_time(batches, M, N, num_sms)
             split = " with its column split" if n1 else ""
             if medium <= min(large, wide, wide_160) and check_config(MEDIUM, in_dtype, out_dtype) is None:

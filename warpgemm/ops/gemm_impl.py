@@ -151,11 +151,6 @@ def plan_hopper(a3, b3, c3, bias, config, *, may_tune: bool = True) -> HopperPla
             from ..kernels.gemv import GemvLaunch
 
             return GemvPlan(gemv_why, GemvLaunch(a3, b3, c3, bias is not None))
-    cfg, why = resolve_config(config, a3, c3)
-    if config is None:
-        tuned, tuned_why = tuning.config_for(a3, b3, c3, bias, cfg, may_tune=may_tune)
-        if tuned is not None:
-            cfg, why = tuned, tuned_why
     a_geom, a_copy = tma.describe_any(a3, 2), 0
     if a_geom is None:
         a_copy = 2
@@ -168,6 +163,16 @@ def plan_hopper(a3, b3, c3, bias, config, *, may_tune: bool = True) -> HopperPla
     c_staged = c_geom is None
     if c_staged:
         c_geom = tma.padded_geometry(c3.shape, c3.element_size(), 2)
+    sms = _env.sms_for(c3.device)
+    cfg, why = resolve_config(config, a3, c3)
+    if config is None and cfg == heuristics.WIDE_160 and b_geom.contiguous_dim != 1:
+        # Measured on weights read along K only: with B row-major, the plan without those tiles.
+        cfg, why = heuristics.choose_config(*c3.shape, a3.shape[2], a3.dtype, c3.dtype, sms, b_kmajor=False)
+        why += f"; B is N-major: not {heuristics.WIDE_160.name}"
+    if config is None:
+        tuned, tuned_why = tuning.config_for(a3, b3, c3, bias, cfg, may_tune=may_tune)
+        if tuned is not None:
+            cfg, why = tuned, tuned_why
     if weight_layout_problem(cfg, b_geom.contiguous_dim == 1) is not None:
         # 32-row swap-AB tiles read the weight K-major (kernels/hopper/gemm_kernel.py); this one is N-major.
         if config is None:
@@ -177,7 +182,6 @@ def plan_hopper(a3, b3, c3, bias, config, *, may_tune: bool = True) -> HopperPla
             b_geom, b_copy = k_major_weight_copy(b3)
             why += f"; the forced {cfg.name} reads the weight K-major: a K-major copy is made per call"
     batched = (a3.shape[0] > 1, b3.shape[0] > 1, bias is not None)
-    sms = _env.sms_for(c3.device)
     n1 = 0
     if config is None and tuned is None:
         n1 = heuristics.tail_split_columns(*c3.shape, a3.shape[2], cfg, sms)
