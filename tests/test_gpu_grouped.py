@@ -500,8 +500,8 @@ def test_ragged_k_forced_configs_it_cannot_run_are_refused():
     offs = offsets([50, 50])
     for cfg in SHIPPED_CONFIGS:
         if forced_config_problem(cfg) is not None:
-            # grouped_mm's own refusal of 192-column tiles (every form) comes first.
-            with pytest.raises(ValueError, match="2-D x 2-D form|block_n must not be 192"):
+            # grouped_mm's own refusal of two-part widths (every form) comes first.
+            with pytest.raises(ValueError, match="2-D x 2-D form|in powers of two"):
                 warpgemm.grouped_mm(x.t(), dy, offs, config=cfg)
 
 
