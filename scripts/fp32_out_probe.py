@@ -5,7 +5,9 @@ heuristics.LARGE_FP32_OUT, chosen from this probe's first run); a 128x256 tile s
 (NaN-filled output) and timed in alternating rounds next to cuBLAS's bf16-output matmul (a reference point only:
 cuBLAS is not asked for fp32 outputs here).
 
-    python scripts/fp32_out_probe.py OUT.json [--rounds N] [--shapes MxNxK,...]
+    python scripts/fp32_out_probe.py OUT.json [--rounds N] [--shapes MxNxK,...] [--configs NAME,...]
+
+--configs: config names (candidates.parse_config) timed instead of the default tiles, next to the heuristics' plan.
 """
 from __future__ import annotations
 
@@ -33,7 +35,13 @@ def main():
     ap.add_argument("json")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--shapes", default=SHAPES)
+    ap.add_argument("--configs", default="")
     args = ap.parse_args()
+    if args.configs:
+        from warpgemm.candidates import parse_config
+
+        CONFIGS.clear()
+        CONFIGS.update({"heuristics": None, **{c: parse_config(c) for c in args.configs.split(",")}})
     f32, bf = torch.float32, torch.bfloat16
     for name, cfg in CONFIGS.items():
         assert cfg is None or check_config(cfg, bf, f32) is None, name
