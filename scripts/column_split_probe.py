@@ -6,9 +6,10 @@ against torch.matmul in alternating rounds.
     python scripts/column_split_probe.py OUT.json [--rounds N] [--shapes MxNxK,...] [--alone] [--wide]
                                          [--heuristics-only] [--nn]
 
---wide adds the two-part-width tiles (candidates.WIDE_CANDIDATES: 192, 160, 144, 96, 80 columns) to the tiles tried; --alone times every tile alone
-and no column splits. Every run also times the heuristics' plan without each later rule (MOCKS): 192-column tiles,
-128x128 tiles alone, the column split's launch cost growing at short K, 128x256 tiles under 512 rows, 160-column tiles.
+--wide adds the two-part-width tiles (candidates.WIDE_CANDIDATES: 192 to 80 columns) to the tiles tried; --alone
+times every tile alone and no column splits. Every run also times the heuristics' plan without each later rule
+(MOCKS): 192- and 160-column tiles ("no wide"), 128x128 tiles alone, the column split's launch cost growing at short
+K, 128x256 tiles under 512 rows, 160-column tiles alone ("no 160").
 """
 from __future__ import annotations
 
@@ -57,7 +58,7 @@ def plan(a3, b3, c3, main=None, tail=None, n1=0):
                 return gemm_impl.plan_hopper(a3, b3, c3, None, None, may_tune=False)
         finally:
             heuristics.choose_config.cache_clear()
-    with mock.patch.object(gemm_impl, "resolve_config", lambda config, a3, c3: (main, "probe")), \
+    with mock.patch.object(gemm_impl, "resolve_config", lambda config, a3, c3, b3=None: (main, "probe")), \
             mock.patch.object(heuristics, "tail_split_columns", lambda *args: n1), \
             mock.patch.object(heuristics, "TAIL", tail or heuristics.TAIL):
         return gemm_impl.plan_hopper(a3, b3, c3, None, None, may_tune=False)

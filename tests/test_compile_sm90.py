@@ -19,7 +19,7 @@ for cfg in SHIPPED_CONFIGS:
     VARIANTS.append((cfg, torch.float16, torch.float16, True, True, True))
     VARIANTS.append((cfg, torch.bfloat16, torch.float32, True, True, True))
 # The sweep's other candidates (ping-pong, split-K, other tiles), which users can force with config=.
-from warpgemm.candidates import CANDIDATES, CLUSTER_CANDIDATES  # noqa: E402
+from warpgemm.candidates import CANDIDATES, CLUSTER_CANDIDATES, WIDE_CANDIDATES  # noqa: E402
 from warpgemm.kernels.hopper.ptx_hints import MULTICAST_BEGIN, REMOTE_ARRIVE  # noqa: E402
 
 for cfg in CANDIDATES:
@@ -67,12 +67,11 @@ def test_ragged_k_variant_compiles_clean(cfg, out_dtype, tmp_path):
     assert r.shared_bytes <= SMEM_LIMIT
 
 
-def test_wide_tiles_are_dense_only():
-    from warpgemm.heuristics import WIDE
-
+@pytest.mark.parametrize("cfg", WIDE_CANDIDATES, ids=lambda c: c.name)
+def test_wide_tiles_are_dense_only(cfg):
     for kw in (dict(grouped=True, a_batched=False, b_batched=True), dict(ragged_k=True, a_kmajor=False)):
-        with pytest.raises(ValueError, match="192"):
-            compile_gemm(WIDE, **kw)
+        with pytest.raises(ValueError, match="two-part widths"):
+            compile_gemm(cfg, **kw)
 
 
 def test_device_dispatched_grouped_pair_compiles_clean(tmp_path):

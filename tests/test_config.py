@@ -57,13 +57,13 @@ def test_32_row_tiles_need_a_k_contiguous_weight():
     assert check_config(DECODE_SHORT_K, bf, bf, weight_k_contiguous=True) is None
     assert check_config(DECODE_SHORT_K, bf, bf) is None  # layout left out
     for cfg in SHIPPED_CONFIGS:
-        if cfg.block_m >= 64 and cfg.b_pieces == 1:  # 192-column tiles: test_192_column_tiles
+        if cfg.block_m >= 64 and cfg.b_pieces == 1:  # two-part widths: test_192_column_tiles, test_two_part_widths
             assert check_config(cfg, bf, bf, weight_k_contiguous=False) == check_config(cfg, bf, bf)
 
 
 def test_192_column_tiles():
-    """The one tile width that is not a power of two: three 64-wide B boxes (either weight layout), and shared
-    memory counted for all 192 columns."""
+    """The first two-part width (128 + 64): three 64-wide B boxes (either weight layout), and shared memory counted
+    for all 192 columns."""
     from warpgemm.kernels.hopper.gemm import operand_blocks
     bf = torch.bfloat16
     cfg = GemmConfig(128, 192, 64, 4, 8, store_chunks=3)
@@ -341,8 +341,9 @@ def test_fp8_160_column_tiles_from_k_2048():
 
 
 def test_160_column_tiles_only_for_a_weight_read_along_k():
-    """With B row-major (K, N) the 32-column boxes lost on 3 of 6 shapes: the plan falls back to the heuristics
-    without 128x160 tiles (and says why); a weight read along K keeps them; a forced 128x160 config runs either."""
+    """With B row-major (K, N) the 32-column boxes lost on 2 of 6 shapes (geomean 0.99): the plan falls back to the
+    heuristics without 128x160 tiles (and says why); a weight read along K keeps them; a forced 128x160 config runs
+    either."""
     from warpgemm.heuristics import WIDE, WIDE_160
     from warpgemm.ops import gemm_impl
 
@@ -356,6 +357,35 @@ def test_160_column_tiles_only_for_a_weight_read_along_k():
     assert p.config == WIDE and "B is N-major" in p.config_reason, p.config_reason
     p = gemm_impl.plan_hopper(meta(1, 1024, 4096), meta(1, 4096, 2304), meta(1, 1024, 2304), None, WIDE_160)
     assert p.config == WIDE_160
+
+
+def test_no_160_column_tiles_for_an_n_major_weight():
+    """choose_config(b_kmajor=False) never returns WIDE_160, over a grid of shapes where the K-major choice does."""
+    from warpgemm.heuristics import WIDE_160
+
+    bf = torch.bfloat16
+    hits = 0
+    for m in range(512, 6145, 392):
+        for n in range(768, 8193, 328):
+            for k in (1024, 4096):
+                hits += choose_config(1, m, n, k, bf, bf, 132)[0] == WIDE_160
+                assert choose_config(1, m, n, k, bf, bf, 132, b_kmajor=False)[0] != WIDE_160, (m, n, k)
+    assert hits > 10, hits
+
+
+def test_tuner_names_the_plan_that_runs():
+    """The tuner's guard compares a cache entry's heuristic config with what plan_hopper runs: both come from
+    resolve_config, which sees B's layout (an N-major B does not take WIDE_160)."""
+    from warpgemm.heuristics import WIDE, WIDE_160
+    from warpgemm.ops import gemm_impl
+
+    def meta(*shape):
+        return torch.empty(shape, dtype=torch.bfloat16, device="meta")
+
+    a3, c3 = meta(1, 1024, 4096), meta(1, 1024, 2304)
+    for b3, want in ((meta(2304, 4096).t().unsqueeze(0), WIDE_160), (meta(1, 4096, 2304), WIDE)):
+        assert gemm_impl.resolve_config(None, a3, c3, b3)[0] == want
+        assert gemm_impl.plan_hopper(a3, b3, c3, None, None).config == want
 
 
 def test_wide_tiles_are_weighed_against_the_plan_that_runs():

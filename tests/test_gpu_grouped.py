@@ -56,7 +56,7 @@ def test_tokens_by_expert_ragged_and_empty_groups(b_kmajor):
     check(a, b, offsets(sizes))
 
 
-# 192-column tiles are dense-only (grouped_mm refuses them: test_gpu_wide.py).
+# Two-part widths (128x192, 128x160) are dense-only (grouped_mm refuses them: test_gpu_wide.py).
 GROUPED_CONFIGS = [c for c in SHIPPED_CONFIGS if not is_two_part(c.block_n)]
 
 

@@ -18,7 +18,7 @@ DENSE_CANDIDATES: tuple[GemmConfig, ...] = (
 ) + (
     # Two-part widths (config.TWO_PART_WIDTHS: a power-of-two main part + a smaller rest, two accumulators), for
     # shapes whose tile count 128 and 256 leave wave-quantized: 192 = 128 + 64, 160 = 128 + 32, 144 = 128 + 16,
-    # 96 = 64 + 32, 80 = 64 + 16; the deepest ring that fits beside a 16-bit output.
+    # 96 = 64 + 32, 80 = 64 + 16; deep rings beside a 16-bit output (as measured: 128x80 would also fit 8 stages).
     _C(128, 192, 64, 4, 8, store_chunks=3),
     _C(128, 192, 64, 4, 8, group_m=16, store_chunks=3),
     _C(128, 160, 64, 5, 8, store_chunks=5),

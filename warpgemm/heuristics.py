@@ -16,7 +16,8 @@ The rules are few and each rests on `warpgemm bench sweep` runs (notes/perf.md, 
   tile-rows (fewer HBM bytes per wave: sustained GEMMs run at the power cap, where bytes cost clock).
 - Where 128x256 tiles would leave a wave partly filled and 128x192 tiles need fewer tile-times (3072^3, 1536^3 and
   other sizes off the powers of two; none of the suites' LLM shapes): 128x192 tiles (`WIDE`, `wide_tile_time`), or
-  128x160 ones where they need fewer still (1536^3, 1024x2304: `WIDE_160`, 16-bit outputs only); where 128x128 tiles
+  128x160 ones where they need fewer still (1536^3, 1024x2304: `WIDE_160`; 16-bit outputs and a weight read along K
+  only); where 128x128 tiles
   alone need no more tile-times than any of them, those (`medium_tile_time`; 16-bit outputs only).
 - 256-511 rows (unbatched) with at least half a wave of 128x256 tiles: those tiles (4 stages, chunked stores) where
   they need fewer tile-times than 128x128 ones or the last tile-row is at most half full, else 128x128 tiles
@@ -74,8 +75,9 @@ WIDE_TILE_TIME = 0.85  # of a 128x256 tile's
 WIDE_MIN_GAIN = 0.97  # predicted time against the 128x256 plan's, at most
 # 128x160 tiles (128 + 32 columns: config.TWO_PART_WIDTHS) where they fit the SMs in fewer tile-times than the 128x192
 # and 128x128 tiles and at most WIDE_MIN_GAIN of the 128x256 plan's; 16-bit outputs (fp32 ones were not measured) and
-# a weight read along K (B = W.T): with B row-major (K, N) its 32-column boxes lost on 3 of 6 shapes, by up to 11%
-# (results/2026-11-26-parts/nn_160.json), so there the plan is taken without them (`choose_config(b_kmajor=False)`).
+# a weight read along K (B = W.T): with B row-major (K, N) its 32-column boxes lost on 2 of 6 shapes, by up to 11%
+# (geomean 0.99, results/2026-11-26-parts/nn_160.json), so there the plan is taken without them
+# (`choose_config(b_kmajor=False)`).
 # Measured (results/2026-11-26-parts/parts.json, H100, every tile alone): at equal waves a 128x160 tile takes 0.78-0.82
 # of a 128x256 one's time (a 128x144 tile 0.83-0.89: its 16-column wgmma reads all of A for little work, so 144 is
 # not shipped); 1536^3 0.80 -> 0.86x cuBLAS (120 tiles, one wave, against 96 of 128x192), 1024x2304x4096 0.79 -> 0.87,
@@ -423,7 +425,7 @@ def choose_config(batches: int, M: int, N: int, K: int, in_dtype: torch.dtype, o
 
 
 def _large_or_other(batches: int, M: int, N: int, K: int, num_sms: int) -> tuple[tuple[GemmConfig, ...], str]:
-    """The configs to try in order, and why, before the 192-column tile and 128x128 tiles alone are weighed."""
+    """The configs to try in order, and why, before the two-part-width tiles and 128x128 tiles alone are weighed."""
     tiles_128 = batches * _cdiv(M, 128) * _cdiv(N, 128)
     tiles_large = batches * _cdiv(M, 128) * _cdiv(N, 256)
     tiles_small = batches * _cdiv(M, 64) * _cdiv(N, 128)

@@ -369,7 +369,7 @@ def tune_problem(a3, b3, c3, bias, *, candidates=None, rep_ms: int = 25, timer=N
         _local.tuning = True
         try:
             # Named as plan_hopper names the heuristics' choice when it looks an entry up (config_for's guard).
-            h_name = gemm_impl.resolve_config(None, a3, scratch)[0].name
+            h_name = gemm_impl.resolve_config(None, a3, scratch, b3)[0].name
             scratch.fill_(float("nan"))
             run(None)
             h_err = _max_error(scratch, ref)

@@ -110,7 +110,7 @@ def run_gemm_suite(suite: str = "dense", dtype: str = "bf16", layout: str = "nt"
         else:
             t = alternate(ours, baseline, rounds=rounds)
         sms = _env.num_sms(torch.cuda.current_device())
-        cfg, why = choose_config(1, case.M, case.N, case.K, torch_dtype, torch_dtype, sms)
+        cfg, why = choose_config(1, case.M, case.N, case.K, torch_dtype, torch_dtype, sms, b_kmajor=layout == "nt")
         n1 = tail_split_columns(1, case.M, case.N, case.K, cfg, sms)
         name = cfg.name + (f"+{TAIL.block_m}x{TAIL.block_n}@{n1}" if n1 else "")  # the column split's tail launch
         row = {

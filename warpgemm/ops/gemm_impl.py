@@ -37,12 +37,27 @@ def select_path(device: torch.device) -> PathChoice:
     return PathChoice("portable", f"sm_{cap[0]}{cap[1]} has no wgmma")
 
 
-def resolve_config(config: GemmConfig | None, a3: torch.Tensor, c3: torch.Tensor) -> tuple[GemmConfig, str]:
+def resolve_config(config: GemmConfig | None, a3: torch.Tensor, c3: torch.Tensor,
+                   b3: torch.Tensor | None = None) -> tuple[GemmConfig, str]:
+    """The forced config, or the heuristics' choice; b3 (the operand the kernel reads as B) tells its layout, and
+    tiles measured only on a B read along K (heuristics.WIDE_160) are left out for any other. The one place that
+    names the heuristics' choice: plan_hopper and the tuner's guard (tuning.py) must agree on it."""
     if config is not None:
         checks.check_forced_config(config, a3.dtype, c3.dtype)
         return config, "forced by the caller"
     batches, M, N = c3.shape
-    return heuristics.choose_config(batches, M, N, a3.shape[2], a3.dtype, c3.dtype, _env.sms_for(c3.device))
+    sms = _env.sms_for(c3.device)
+    cfg, why = heuristics.choose_config(batches, M, N, a3.shape[2], a3.dtype, c3.dtype, sms)
+    if cfg == heuristics.WIDE_160 and b3 is not None and not b_read_along_k(b3):
+        cfg, why = heuristics.choose_config(batches, M, N, a3.shape[2], a3.dtype, c3.dtype, sms, b_kmajor=False)
+        why += f"; B is N-major: not {heuristics.WIDE_160.name}"
+    return cfg, why
+
+
+def b_read_along_k(b3: torch.Tensor) -> bool:
+    """Whether the kernel reads the (batch, K, N) operand B along K: in place, or through the copy plan_hopper makes."""
+    g = tma.describe_any(b3, 1)
+    return g.contiguous_dim == 1 if g is not None else _orient_b_copy(b3) == 1
 
 
 def k_major_weight_copy(b3: torch.Tensor):
@@ -164,11 +179,7 @@ def plan_hopper(a3, b3, c3, bias, config, *, may_tune: bool = True) -> HopperPla
     if c_staged:
         c_geom = tma.padded_geometry(c3.shape, c3.element_size(), 2)
     sms = _env.sms_for(c3.device)
-    cfg, why = resolve_config(config, a3, c3)
-    if config is None and cfg == heuristics.WIDE_160 and b_geom.contiguous_dim != 1:
-        # Measured on weights read along K only: with B row-major, the plan without those tiles.
-        cfg, why = heuristics.choose_config(*c3.shape, a3.shape[2], a3.dtype, c3.dtype, sms, b_kmajor=False)
-        why += f"; B is N-major: not {heuristics.WIDE_160.name}"
+    cfg, why = resolve_config(config, a3, c3, b3)
     if config is None:
         tuned, tuned_why = tuning.config_for(a3, b3, c3, bias, cfg, may_tune=may_tune)
         if tuned is not None:

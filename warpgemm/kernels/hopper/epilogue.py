@@ -30,6 +30,7 @@ def column_chunks(tile, CHUNK_N: gl.constexpr):
         c1, c3 = gl.split(odd)
         chunks = (c0, c1, c2, c3)
     else:
+        gl.static_assert(CHUNKS == 8, "column_chunks splits a tile into 1, 2, 4 or 8 chunks")
         # Eighths (a 128x144 tile's 128-column part in 16-column chunks): j = 4 j2 + 2 j1 + j0, peeled j0, j1, j2.
         x0, x1 = gl.split(tile.reshape([M, 8, CHUNK_N]).permute((0, 2, 1)).reshape([M, CHUNK_N, 2, 2, 2]))
         x00, x01 = gl.split(x0)  # j0 = 0: j1 = 0, 1

@@ -8,7 +8,7 @@ import torch
 import triton
 
 from ... import _env
-from ...config import (GemmConfig, is_two_part, launch_warps, weight_layout_problem, wide_tile_problem,
+from ...config import (TWO_PART_WIDTHS, GemmConfig, is_two_part, launch_warps, weight_layout_problem, wide_tile_problem,
                        worker_consumer_regs)
 from ...heuristics import persistent_grid
 from .epilogue import RowBoundStoreEpilogue, RowBoundTransposedEpilogue, TmaStoreEpilogue, TransposedStoreEpilogue
@@ -81,7 +81,8 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
     if wide_tile_problem(cfg) is not None:
         raise ValueError(wide_tile_problem(cfg))  # the kernel's two-accumulator path would hang or misstore
     if (cfg.cluster_m > 1 or is_two_part(cfg.block_n)) and (grouped or ragged_k):
-        raise ValueError(f"config {cfg.name}: cluster_m > 1 and block_n = {cfg.block_n} run dense products only; got "
+        raise ValueError(f"config {cfg.name}: clusters (cluster_m > 1) and two-part widths (block_n in "
+                         f"{TWO_PART_WIDTHS}) run dense products only; got "
                          f"grouped={grouped}, ragged_k={ragged_k}")
     if ragged_k:
         if grouped or cfg.swap_ab or cfg.split_k > 1 or cfg.stream_k or a_kmajor or b_kmajor:
