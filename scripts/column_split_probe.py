@@ -4,12 +4,13 @@ fits its tile count to the SMs)? Every variant is checked against an fp32 produc
 against torch.matmul in alternating rounds.
 
     python scripts/column_split_probe.py OUT.json [--rounds N] [--shapes MxNxK,...] [--alone] [--wide]
-                                         [--heuristics-only] [--nn]
+                                         [--heuristics-only] [--nn] [--configs NAME,...]
 
 --wide adds the two-part-width tiles (candidates.WIDE_CANDIDATES: 192 to 80 columns) to the tiles tried; --alone
 times every tile alone and no column splits. Every run also times the heuristics' plan without each later rule
 (MOCKS): 192- and 160-column tiles ("no wide"), 128x128 tiles alone, the column split's launch cost growing at short
-K, 128x256 tiles under 512 rows, 160-column tiles alone ("no 160").
+K, 128x256 tiles under 512 rows, 160-column tiles alone ("no 160"), the 65-128-row rule ("no one-row"). --configs replaces the tiles tried by the named
+configs (candidates.parse_config).
 """
 from __future__ import annotations
 
@@ -39,7 +40,7 @@ def cdiv(a, b):
 
 MOCKS = {"no wide": ("WIDE_MIN_GAIN", 0.0), "no medium": ("medium_tile_time", lambda *a: float("inf")),
          "no short-K cost": ("TAIL_COST_K", 0), "no few-row large": ("FEW_ROWS_LARGE_MIN_M", 1 << 30),
-         "no 160": ("WIDE_160_TILE_TIME", float("inf"))}
+         "no 160": ("WIDE_160_TILE_TIME", float("inf")), "no one-row": ("ONE_ROW_MAX_M", 0)}
 
 
 def plan(a3, b3, c3, main=None, tail=None, n1=0):
@@ -69,7 +70,8 @@ def variants(M, N, sms, alone=False, heuristics_only=False):
            ("heuristics without medium alone", "no medium", None, 0),
            ("heuristics without the short-K split cost", "no short-K cost", None, 0),
            ("heuristics without 128x256 tiles under 512 rows", "no few-row large", None, 0),
-           ("heuristics without 128x160 tiles", "no 160", None, 0)]
+           ("heuristics without 128x160 tiles", "no 160", None, 0),
+           ("heuristics without the one-row rule", "no one-row", None, 0)]
     if heuristics_only:
         return out
     for mname, main in TILES.items():
@@ -99,11 +101,17 @@ def main():
     ap.add_argument("--alone", action="store_true")
     ap.add_argument("--wide", action="store_true")
     ap.add_argument("--nn", action="store_true", help="B row-major (K, N) instead of an (N, K) weight's W.T")
+    ap.add_argument("--configs", default="", help="comma-separated config names tried instead of TILES")
     ap.add_argument("--heuristics-only", action="store_true",
                     help="only the heuristics' plan, with each later rule (MOCKS) switched off in turn")
     args = ap.parse_args()
     if args.wide:
         TILES.update({f"WIDE_{c.name}": c for c in WIDE_CANDIDATES})
+    if args.configs:
+        from warpgemm.candidates import parse_config
+
+        TILES.clear()
+        TILES.update({name: parse_config(name) for name in args.configs.split(",")})
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     result = {"environment": environment(), "rows": []}
     warm_gpu(2.0)

@@ -388,6 +388,29 @@ def test_tuner_names_the_plan_that_runs():
         assert gemm_impl.plan_hopper(a3, b3, c3, None, None).config == want
 
 
+def test_one_tile_row_of_72_to_128_rows():
+    """72-128 rows with a wave or more of 128x128 tiles (weight streaming: LM heads, 128x28672): 64x128 tiles where
+    their count makes fewer tile-times, else 128-deep K steps; 65-71 rows, batched products and fp32 outputs keep
+    what they had; of the suites' shapes only mid's 128x28672x8192 changes."""
+    from warpgemm.bench.suites import dense_suite, mid_suite, odd_suite
+    from warpgemm.heuristics import MEDIUM_FP32_OUT, ONE_ROW_DEEP_K
+
+    bf = torch.bfloat16
+    for m, n, k in ((128, 28672, 8192), (128, 128256, 4096), (80, 65536, 4096), (75, 119160, 3072)):
+        cfg, why = choose_config(1, m, n, k, bf, bf, 132)
+        assert cfg == ONE_ROW_DEEP_K and "128-deep K steps" in why, (m, n, why)
+        assert choose_config(1, m, n, k, bf, torch.float32, 132)[0] == MEDIUM_FP32_OUT
+        assert choose_config(2, m, n, k, bf, bf, 132)[0] == MEDIUM
+    for m, n, k in ((128, 17408, 8192), (96, 20480, 4096), (72, 36952, 5120), (121, 20064, 4096)):
+        cfg, why = choose_config(1, m, n, k, bf, bf, 132)
+        assert cfg == SMALL and "fewer tile-times" in why, (m, n, why)
+    for m in (65, 67, 71, 129):
+        assert choose_config(1, m, 53416, 4096, bf, bf, 132)[0] == MEDIUM, m
+    changed = [c.label for c in dense_suite() + mid_suite() + odd_suite()
+               if "one tile-row" in choose_config(1, c.M, c.N, c.K, bf, bf, 132)[1]]
+    assert changed == ["128x28672x8192"], changed
+
+
 def test_wide_tiles_are_weighed_against_the_plan_that_runs():
     """fp32 outputs run LARGE_FP32_OUT, which is never column-split: the 128x192 tile is weighed against it."""
     from warpgemm.heuristics import LARGE_FP32_OUT, WIDE

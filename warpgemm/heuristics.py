@@ -23,6 +23,8 @@ The rules are few and each rests on `warpgemm bench sweep` runs (notes/perf.md, 
   they need fewer tile-times than 128x128 ones or the last tile-row is at most half full, else 128x128 tiles
   (`FEW_ROWS_LARGE_MIN_M`).
 - fp32 outputs: the same 128x256 tile stored in 4 column chunks (`LARGE_FP32_OUT`; a whole fp32 tile does not fit).
+- 72-128 rows with a wave or more of 128x128 tiles (weight streaming: LM heads, 128x28672): 64x128 tiles where they
+  make fewer tile-times, else 128x128 tiles with 128-deep K steps (`ONE_ROW_DEEP_K`).
 - Otherwise one warpgroup on 128x128 tiles with a 6-deep ring (4 -> 6 stages: geomean 0.83 -> 0.92 on `mid`).
 - One or two rows of x against a weight read along K (batch-1 or -2 decode, F.linear's layout): a CUDA-core GEMV
   (kernels/gemv.py, kernels/gemv_rows.py), thousands of short programs the hardware balances over the SMs
@@ -101,6 +103,19 @@ MEDIUM = GemmConfig(block_m=128, block_n=128, block_k=64, stages=6, consumer_war
 MEDIUM_FP32_OUT = MEDIUM.replace(stages=4)
 # One warpgroup on 64-row tiles: tiny M, or too few 128-row tiles to occupy the SMs.
 SMALL = GemmConfig(block_m=64, block_n=128, block_k=64, stages=8, consumer_warps=4, group_m=8)
+# 72-128 rows (one tile-row) with at least a wave of 128x128 tiles: these stream the weight, each tile its own panel.
+# 64x128 tiles where their count fits the SMs in fewer tile-times (0.55 of a 128x128 tile's each, TAIL_TILE_TIME),
+# else 128x128 tiles with 128-deep K steps (ONE_ROW_DEEP_K: the same bytes in flight as MEDIUM's 6 x 64, in half the
+# barrier round trips and 256-byte weight rows). Measured (results/2026-11-26-parts/one_row.json, 10 shapes, against
+# MEDIUM): 64x128 tiles 1.10-1.16x where the model picks them (136-192 128x128 tiles: 128x17408x8192, 96x20480x4096),
+# 0.98-1.02x elsewhere; 128-deep steps 1.03-1.04x at 224+ tiles (128x28672x8192 0.963 -> 0.995x cuBLAS, LM heads such as
+# 128x128256x4096 and 128x32000x4096), 0.99-1.01x at 136-192.
+ONE_ROW_DEEP_K = GemmConfig(block_m=128, block_n=128, block_k=128, stages=3, consumer_warps=4, group_m=8)
+# Held out (one_row_heldout.json, 16 shapes drawn at random from those whose plan the rule changes, against the rule
+# mocked off): 128-deep K steps 1.027x (8 of 8 ahead, 1.01-1.04x, 75-127 rows); 64x128 tiles 1.04-1.15x on the 6 shapes
+# of 72-121 rows and 0.84 / 0.92x on the two of 67 rows, where the 128-deep tile lost too (0.95 / 0.98x,
+# one_row_m67.json): the rule starts at 72 rows, the measured boundary (not a mechanism); 65-71 rows keep MEDIUM.
+ONE_ROW_MIN_M, ONE_ROW_MAX_M = 72, 128  # unbatched products only (nothing batched was measured)
 # Very few tiles: 64x64 tiles double the SMs that stream (results/2026-11-22-issue4-mid/: 128x4096x4096
 # 0.84-0.89 -> 0.97x cuBLAS, 128x4096x14336 0.98 -> 1.06x).
 NARROW = GemmConfig(block_m=64, block_n=64, block_k=128, stages=6, consumer_warps=4, group_m=8)
@@ -171,7 +186,7 @@ GROUPED_STREAM = GemmConfig(block_m=128, block_n=256, block_k=128, stages=2, con
 RAGGED_K_ROWS = LARGE_ONE_WAVE.replace(group_m=1)
 
 SHIPPED_CONFIGS: tuple[GemmConfig, ...] = ((LARGE, LARGE_TALL_BANDS, LARGE_ONE_WAVE, LARGE_FP32_OUT, RAGGED_K_ROWS,
-                                            WIDE, WIDE_160, MEDIUM, MEDIUM_FP32_OUT, SMALL, NARROW)
+                                            WIDE, WIDE_160, MEDIUM, MEDIUM_FP32_OUT, ONE_ROW_DEEP_K, SMALL, NARROW)
                                            + tuple(DECODE.values()) + (DECODE_SHORT_K, DECODE_WIDE, GROUPED_LARGE,
                                                                         GROUPED_NARROW_N, GROUPED_STREAM))
 
@@ -442,6 +457,15 @@ def _large_or_other(batches: int, M: int, N: int, K: int, num_sms: int) -> tuple
         order, why = (NARROW, SMALL, MEDIUM_FP32_OUT), f"{tiles_small} 64x128 tiles for {num_sms} SMs: 64x64 tiles"
     elif tiles_128 < num_sms // 2 or (M <= 128 and tiles_128 < num_sms):
         order, why = (SMALL, MEDIUM_FP32_OUT), f"{tiles_128} 128x128 tiles for {num_sms} SMs: 64x128 tiles"
+    elif batches == 1 and ONE_ROW_MIN_M <= M <= ONE_ROW_MAX_M:
+        # One tile-row (72-128 rows) and at least a wave of 128x128 tiles (ONE_ROW_DEEP_K's comment).
+        if _cdiv(tiles_small, num_sms) * TAIL_TILE_TIME < _cdiv(tiles_128, num_sms):
+            order, why = (SMALL, MEDIUM_FP32_OUT), \
+                (f"M={M}: {tiles_small} 64x128 tiles make fewer tile-times than {tiles_128} 128x128 ones "
+                 "(weight streaming, one tile-row): 64x128 tiles")
+        else:
+            order, why = (ONE_ROW_DEEP_K, MEDIUM, MEDIUM_FP32_OUT), \
+                f"M={M}, {tiles_128} 128x128 tiles (one tile-row, weight streaming): 128-deep K steps, 3 stages"
     elif M >= 512 and num_sms // 2 <= tiles_large <= num_sms:
         order, why = (LARGE_ONE_WAVE, LARGE, LARGE_FP32_OUT, MEDIUM, MEDIUM_FP32_OUT), \
             f"{tiles_large} 128x256 tiles: one wave, chunked stores and a 4th stage"
