@@ -18,7 +18,7 @@ The rules are few and each rests on `warpgemm bench sweep` runs (notes/perf.md, 
   other sizes off the powers of two; none of the suites' LLM shapes): 128x192 tiles (`WIDE`, `wide_tile_time`), or
   128x160 ones where they need fewer still (1536^3, 1024x2304: `WIDE_160`; a weight read along K only); where 128x128 tiles
   alone need no more tile-times than any of them, those (`medium_tile_time`; 16-bit outputs only).
-- 256-511 rows (unbatched) with at least half a wave of 128x256 tiles: those tiles (4 stages, chunked stores) where
+- 129-511 rows (unbatched) with at least half a wave of 128x256 tiles: those tiles (4 stages, chunked stores) where
   they need fewer tile-times than 128x128 ones or the last tile-row is at most half full, else 128x128 tiles
   (`FEW_ROWS_LARGE_MIN_M`).
 - fp32 outputs: the same 128x256 tile stored in 4 column chunks (`LARGE_FP32_OUT`; a whole fp32 tile does not fit).
@@ -95,8 +95,12 @@ WIDE_160_TILE_TIME = 0.80
 # 1.24x geomean over MEDIUM on 16 shapes (0.99-1.62x); where the rule changes the plan by the last row alone, 7 of 8
 # ahead (0.93-1.36x). Where it leaves MEDIUM for a fuller last row, 128x256 tiles won 3 of 4 held-out shapes (by 1-20%)
 # and lost the fourth by 8%: the half-full cut is where the measured losses began, not a mechanism. Unbatched
-# products only (nothing batched was measured).
-FEW_ROWS_LARGE_MIN_M = 256
+# products only (nothing batched was measured). Since extended down to 129 rows (two tile-rows), where MEDIUM ran at
+# 0.54-0.97x cuBLAS against wide weights (results/2026-11-26-parts/two_rows.json: 160x28672x8192 0.58 -> 0.88x, on 8
+# shapes the rule's tile was the best or within 0.03 of it but at 176 rows, where 64x128 tiles led); fp8 keeps 256
+# (FP8_FEW_ROWS_MIN_M, unmeasured below).
+FEW_ROWS_LARGE_MIN_M = 129
+FP8_FEW_ROWS_MIN_M = 256
 # One warpgroup on 128x128 with the deepest ring that fits beside a 16-bit output tile.
 MEDIUM = GemmConfig(block_m=128, block_n=128, block_k=64, stages=6, consumer_warps=4, group_m=8)
 # The same tile for fp32 outputs (whose 64 KB output tile leaves room for 4 stages).
@@ -261,7 +265,7 @@ def choose_fp8_config(M: int, N: int, K: int, out_dtype: torch.dtype, num_sms: i
         else:
             cfg = FP8_LARGE_TALL_BANDS if tall else FP8_LARGE
         why = "enough 128x256 tiles to fill the SMs" + ("; bands of 16 tile-rows" if tall else "")
-    elif (out_dtype.itemsize == 2 and M >= FEW_ROWS_LARGE_MIN_M and tiles_large >= num_sms // 2
+    elif (out_dtype.itemsize == 2 and M >= FP8_FEW_ROWS_MIN_M and tiles_large >= num_sms // 2
           and 0 < M % 128 <= 64):
         # choose_config's 256-511-row rule, its last-row half only: measured (results/2026-11-26-medium/
         # fp8_few_rows.json, per-tensor scales, against FP8_MEDIUM) 5 of 6 such shapes ahead by 8-33% (288x16384x4096
