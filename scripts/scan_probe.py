@@ -1,0 +1,70 @@
+"""Where do the heuristics trail cuBLAS? Random shapes (log-uniform M, N, K; seeded), each checked against an fp32
+product and timed against torch.matmul in alternating rounds; the config and ratio per shape, worst first.
+
+    python scripts/scan_probe.py OUT.json [--count N] [--seed S] [--rounds R] [--m-range LO,HI] [--nn]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import statistics
+
+import torch
+
+import warpgemm
+from warpgemm.bench.gemm_bench import environment
+from warpgemm.bench.timing import rounds_ms, warm_gpu
+from warpgemm.testing import rel_error
+
+
+def log_uniform(rng, lo, hi, step=8):
+    return max(lo, int(math.exp(rng.uniform(math.log(lo), math.log(hi)))) // step * step)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("json")
+    ap.add_argument("--count", type=int, default=40)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--m-range", default="65,4096")
+    ap.add_argument("--nn", action="store_true", help="B row-major (K, N) instead of an (N, K) weight's W.T")
+    args = ap.parse_args()
+    rng = random.Random(args.seed)
+    mlo, mhi = (int(x) for x in args.m_range.split(","))
+    shapes = [(log_uniform(rng, mlo, mhi, 1), log_uniform(rng, 1024, 32768), log_uniform(rng, 1024, 8192))
+              for _ in range(args.count)]
+    result = {"environment": environment(), "seed": args.seed, "rows": []}
+    warm_gpu(2.0)
+    for M, N, K in shapes:
+        g = torch.Generator(device="cuda").manual_seed(M + N + K)
+        a = torch.randn(M, K, device="cuda", generator=g).bfloat16()
+        w = torch.randn(N, K, device="cuda", generator=g).bfloat16()
+        b = w.t().contiguous() if args.nn else w.t()
+        err = rel_error(warpgemm.matmul(a, b), a.float() @ w.float().t())
+        times = rounds_ms({"ours": lambda: warpgemm.matmul(a, b), "cublas": lambda: torch.matmul(a, b)},
+                          args.rounds, 40)
+        med = {k: statistics.median(v) for k, v in times.items()}
+        plan = warpgemm.explain(a, b)
+        row = {"shape": f"{M}x{N}x{K}", "ms": med["ours"], "ms_cublas": med["cublas"],
+               "ratio": med["cublas"] / med["ours"], "rel_error": err, "plan": plan}
+        result["rows"].append(row)
+        print(f"{row['shape']:>18} ratio {row['ratio']:.3f} err {err:.1e}", flush=True)
+        del a, w, b
+    result["rows"].sort(key=lambda r: r["ratio"])
+    ratios = [r["ratio"] for r in result["rows"]]
+    result["geomean"] = math.exp(sum(map(math.log, ratios)) / len(ratios))
+    with open(args.json, "w") as f:
+        json.dump(result, f, indent=1)
+    print(f"geomean {result['geomean']:.3f}; worst:")
+    for r in result["rows"][:12]:
+        cfg = r["plan"].split("config=", 1)[-1]
+        print(f"{r['shape']:>18} {r['ratio']:.3f} {cfg[:90]}")
+    if any(not r["rel_error"] < 1e-2 for r in result["rows"]):
+        raise SystemExit("a result is wrong")
+
+
+if __name__ == "__main__":
+    main()
