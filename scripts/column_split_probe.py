@@ -9,8 +9,8 @@ against torch.matmul in alternating rounds.
 --wide adds the two-part-width tiles (candidates.WIDE_CANDIDATES: 192 to 80 columns) to the tiles tried; --alone
 times every tile alone and no column splits. Every run also times the heuristics' plan without each later rule
 (MOCKS): 192- and 160-column tiles ("no wide"), 128x128 tiles alone, the column split's launch cost growing at short
-K, 128x256 tiles under 512 rows, 160-column tiles alone ("no 160"), the 65-128-row rule ("no one-row"). --configs replaces the tiles tried by the named
-configs (candidates.parse_config).
+K, 128x256 tiles under 512 rows, 160-column tiles alone ("no 160"), the 72-128-row rule ("no one-row"). --configs
+replaces the tiles tried by the named configs (candidates.parse_config).
 """
 from __future__ import annotations
 

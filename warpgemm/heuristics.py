@@ -16,8 +16,8 @@ The rules are few and each rests on `warpgemm bench sweep` runs (notes/perf.md, 
   tile-rows (fewer HBM bytes per wave: sustained GEMMs run at the power cap, where bytes cost clock).
 - Where 128x256 tiles would leave a wave partly filled and 128x192 tiles need fewer tile-times (3072^3, 1536^3 and
   other sizes off the powers of two; none of the suites' LLM shapes): 128x192 tiles (`WIDE`, `wide_tile_time`), or
-  128x160 ones where they need fewer still (1536^3, 1024x2304: `WIDE_160`; a weight read along K only); where 128x128 tiles
-  alone need no more tile-times than any of them, those (`medium_tile_time`; 16-bit outputs only).
+  128x160 ones where they need fewer still (1536^3, 1024x2304: `WIDE_160`; a weight read along K only); where
+  128x128 tiles alone need no more tile-times than any of them, those (`medium_tile_time`; 16-bit outputs only).
 - 129-511 rows (unbatched) with at least half a wave of 128x256 tiles: those tiles (4 stages, chunked stores) where
   they need fewer tile-times than 128x128 ones or the last tile-row is at most half full, else 128x128 tiles
   (`FEW_ROWS_LARGE_MIN_M`).
@@ -75,9 +75,9 @@ WIDE = GemmConfig(block_m=128, block_n=WIDE_BLOCK_N, block_k=64, stages=4, consu
 WIDE_TILE_TIME = 0.85  # of a 128x256 tile's
 WIDE_MIN_GAIN = 0.97  # predicted time against the 128x256 plan's, at most
 # 128x160 tiles (128 + 32 columns: config.TWO_PART_WIDTHS) where they fit the SMs in fewer tile-times than the 128x192
-# and 128x128 tiles and at most WIDE_MIN_GAIN of the 128x256 plan's (fp32 outputs too: on the 20 held-out and odd
-# shapes below, with an fp32 output, 1.05-1.22x over the 128x192 tiles those took, geomean 1.095, fp32_160_heldout.json),
-# for a weight read along K (B = W.T): with B row-major (K, N) its 32-column boxes lost on 2 of 6 shapes, by up to 11%
+# and 128x128 tiles and at most WIDE_MIN_GAIN of the 128x256 plan's (fp32 outputs too: on 20 held-out and odd shapes
+# with an fp32 output, 1.00-1.22x over the 128x192 tiles those took, geomean 1.095, fp32_160_heldout.json), for a
+# weight read along K (B = W.T): with B row-major (K, N) its 32-column boxes lost on 2 of 6 shapes, by up to 11%
 # (geomean 0.99, results/2026-11-26-parts/nn_160.json), so there the plan is taken without them
 # (`choose_config(b_kmajor=False)`).
 # Measured (results/2026-11-26-parts/parts.json, H100, every tile alone): at equal waves a 128x160 tile takes 0.78-0.82
