@@ -108,10 +108,10 @@ def main():
     if args.wide:
         TILES.update({f"WIDE_{c.name}": c for c in WIDE_CANDIDATES})
     if args.configs:
-        from warpgemm.candidates import parse_config
+        from warpgemm.candidates import parse_config_list
 
         TILES.clear()
-        TILES.update({name: parse_config(name) for name in args.configs.split(",")})
+        TILES.update(parse_config_list(args.configs))
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     result = {"environment": environment(), "rows": []}
     warm_gpu(2.0)

@@ -38,10 +38,10 @@ def main():
     ap.add_argument("--configs", default="")
     args = ap.parse_args()
     if args.configs:
-        from warpgemm.candidates import parse_config
+        from warpgemm.candidates import parse_config_list
 
         CONFIGS.clear()
-        CONFIGS.update({"heuristics": None, **{c: parse_config(c) for c in args.configs.split(",")}})
+        CONFIGS.update({"heuristics": None, **parse_config_list(args.configs)})
     f32, bf = torch.float32, torch.bfloat16
     for name, cfg in CONFIGS.items():
         assert cfg is None or check_config(cfg, bf, f32) is None, name

@@ -17,7 +17,7 @@ import warpgemm
 from warpgemm.bench.fp8_bench import make_fp8_operands
 from warpgemm.bench.gemm_bench import environment
 from warpgemm.bench.timing import rounds_ms, warm_gpu
-from warpgemm.candidates import parse_config
+from warpgemm.candidates import parse_config_list
 from warpgemm.config import GemmConfig
 from warpgemm.heuristics import choose_fp8_config
 from warpgemm.testing import rel_error
@@ -39,7 +39,7 @@ def main():
     args = ap.parse_args()
     if args.configs:
         VARIANTS.clear()
-        VARIANTS.update({"heuristics": None, **{c: parse_config(c) for c in args.configs.split(",")}})
+        VARIANTS.update({"heuristics": None, **parse_config_list(args.configs)})
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     result = {"environment": environment(), "scaling": args.scaling, "rows": []}
     warm_gpu(2.0)

@@ -449,3 +449,14 @@ def test_config_names_read_back():
     for bad in ("128x256x64_", "128x256x64__s3", "bogus", "128x256x64_q3"):
         with pytest.raises(ValueError, match="cannot read config"):
             parse_config(bad)
+
+
+def test_config_lists_read_back_in_order():
+    """--configs of the CLI and the probes: names to configs, in the order given; a bad name is an error."""
+    from warpgemm.candidates import WIDE_CANDIDATES, parse_config_list
+
+    names = [c.name for c in WIDE_CANDIDATES]
+    got = parse_config_list(",".join(names))
+    assert list(got) == names and list(got.values()) == list(WIDE_CANDIDATES)
+    with pytest.raises(ValueError, match="cannot read config"):
+        parse_config_list("128x160x64_s5_w8_g8_c5,bogus")

@@ -63,6 +63,11 @@ SUITE_CANDIDATES = {"dense": DENSE_CANDIDATES, "quick": DENSE_CANDIDATES, "odd":
                     "mid": MID_CANDIDATES, "decode": DECODE_CANDIDATES}
 
 
+def parse_config_list(text: str) -> dict[str, GemmConfig]:
+    """Comma-separated config names (a --configs option) as {name: GemmConfig}, in the order given."""
+    return {name: parse_config(name) for name in text.split(",")}
+
+
 def parse_config(text: str) -> GemmConfig:
     """'128x128x64_s5_w4_g8_pp_sk2' (a config's name) back into a GemmConfig."""
     parts = text.split("_")

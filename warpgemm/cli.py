@@ -135,12 +135,12 @@ def bench_mid(dtype: str = _DTYPE_OPT, layout: str = _LAYOUT_OPT, rounds: int = 
 
 def _parse_configs(configs: Optional[str]):
     """--configs' comma-separated config names as GemmConfigs (None: none given); a bad name is a usage error."""
-    from .candidates import parse_config
+    from .candidates import parse_config_list
 
     if not configs:
         return None
     try:
-        return tuple(parse_config(c) for c in configs.split(","))
+        return tuple(parse_config_list(configs).values())
     except (ValueError, TypeError) as e:
         raise typer.BadParameter(str(e), param_hint="--configs") from None
 

@@ -36,6 +36,7 @@ def width_parts(block_n: int) -> tuple[int, int]:
 def is_two_part(block_n: int) -> bool:
     return block_n in TWO_PART_WIDTHS
 
+
 # The reducing part loads all parts' partials at once (CHUNK rows each): past 8 parts its registers spill.
 MAX_SPLIT_K = 8
 

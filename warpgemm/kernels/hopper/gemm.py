@@ -78,8 +78,9 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
     if scale and (grouped or ragged_k):
         raise ValueError(f"scaled (fp8) outputs are for dense products only; got grouped={grouped}, "
                          f"ragged_k={ragged_k}")
-    if wide_tile_problem(cfg) is not None:
-        raise ValueError(wide_tile_problem(cfg))  # the kernel's two-accumulator path would hang or misstore
+    wide = wide_tile_problem(cfg)
+    if wide is not None:
+        raise ValueError(wide)  # the kernel's two-accumulator path would hang or misstore
     if (cfg.cluster_m > 1 or is_two_part(cfg.block_n)) and (grouped or ragged_k):
         raise ValueError(f"config {cfg.name}: clusters (cluster_m > 1) and two-part widths (block_n in "
                          f"{TWO_PART_WIDTHS}) run dense products only; got "
