@@ -35,7 +35,9 @@ def test_unaligned_pitch_is_rejected_and_copied():
     copy = tma.padded_copy(a, 2)
     assert torch.equal(copy, a)
     assert tma.describe(copy, 2) == tma.padded_geometry(a.shape, 2, 2)
-    assert tma.padded_geometry(a.shape, 2, 2).strides[1] == 8
+    # Rows padded to whole 32-byte sectors (16 elements): TMA reads rows that start mid-sector slowly.
+    assert tma.padded_geometry(a.shape, 2, 2).strides[1] == 16
+    assert not tma.off_sector(tma.padded_geometry(rnd(1, 10, 999).shape, 2, 2), 2)
 
 
 def test_misaligned_base_is_rejected():
@@ -69,8 +71,8 @@ def test_broadcast_batch_stride_zero_is_not_tma_legal():
 
 def test_output_buffer_pads_unaligned_rows():
     c = tma.output_buffer((2, 5, 7), BF, torch.device("cpu"))
-    assert c.shape == (2, 5, 7) and c.stride(1) == 8
-    assert tma.describe(c, 2) is not None
+    assert c.shape == (2, 5, 7) and c.stride(1) == 16
+    assert tma.describe(c, 2) == tma.padded_geometry((2, 5, 7), 2, 2)
     c2 = tma.output_buffer((2, 5, 8), BF, torch.device("cpu"))
     assert c2.is_contiguous()
 
@@ -80,3 +82,14 @@ def test_padded_copy_geometry_matches_for_column_major():
     copy = tma.padded_copy(b, 1)
     assert torch.equal(copy, b)
     assert tma.describe(copy, 1) == tma.padded_geometry(b.shape, 2, 1)
+
+
+def test_off_sector_rows_are_the_odd_multiples_of_16_bytes():
+    """bf16 rows of K = 8 mod 16 elements start 16 bytes into a 32-byte sector every other row (the GEMM reads such
+    operands with cp.async); a unit dimension's stride is never stepped over."""
+    geom = lambda x: tma.describe(x, 2)
+    assert tma.off_sector(geom(rnd(1, 4, 1000)), 2)
+    assert not tma.off_sector(geom(rnd(1, 4, 1008)), 2)
+    assert not tma.off_sector(geom(rnd(1, 1, 1000)), 2)  # one row
+    assert tma.off_sector(geom(rnd(3, 1, 1000)), 2)  # batches 2000 bytes apart
+    assert tma.off_sector(tma.TmaGeometry((1, 4, 1040), (4 * 1040, 1040, 1), 2), 1)  # fp8 K = 16 mod 32

@@ -65,10 +65,22 @@ def describe_any(x: torch.Tensor, preferred_dim: int) -> TmaGeometry | None:
     return describe(x, preferred_dim) or describe(x, 3 - preferred_dim)
 
 
+# A padded copy's rows start on 32-byte sectors: TMA reads rows that start 16 bytes into one at 1.25-1.7x the cost
+# (results/2026-11-26-parts/align.json).
+COPY_ROW_BYTES = 32
+
+
+def off_sector(g: TmaGeometry, itemsize: int) -> bool:
+    """Whether some row (or batch) of the operand starts 16 bytes into a 32-byte sector (its stride is an odd
+    multiple of 16 bytes). TMA reads such rows slowly; the GEMM reads them with cp.async (async_loads.py)."""
+    nb, outer, _ = g.shape
+    return (outer > 1 and g.strides[1] * itemsize % 32 != 0) or (nb > 1 and g.strides[0] * itemsize % 32 != 0)
+
+
 def padded_geometry(shape, itemsize: int, contiguous_dim: int) -> TmaGeometry:
     """The geometry of `padded_copy(x, contiguous_dim)` for an x of this shape."""
     nb, d1, d2 = shape
-    align = 16 // itemsize
+    align = COPY_ROW_BYTES // itemsize
     inner, outer = (d2, d1) if contiguous_dim == 2 else (d1, d2)
     pitch = _round_up(inner, align)
     return geometry((nb, d1, d2), (outer * pitch, pitch, 1) if contiguous_dim == 2 else (outer * pitch, 1, pitch),
@@ -76,9 +88,9 @@ def padded_geometry(shape, itemsize: int, contiguous_dim: int) -> TmaGeometry:
 
 
 def padded_copy(x: torch.Tensor, contiguous_dim: int) -> torch.Tensor:
-    """Copy `x` into a fresh buffer whose rows (along `contiguous_dim`) start on 16-byte boundaries."""
+    """Copy `x` into a fresh buffer whose rows (along `contiguous_dim`) start on 32-byte sector boundaries."""
     nb, d1, d2 = x.shape
-    align = 16 // x.element_size()
+    align = COPY_ROW_BYTES // x.element_size()
     if contiguous_dim == 2:
         buf = torch.empty((nb, d1, _round_up(d2, align)), dtype=x.dtype, device=x.device)
         view = buf[:, :, :d2]
@@ -95,7 +107,7 @@ def output_buffer(shape: tuple[int, int, int], dtype: torch.dtype, device: torch
     Returns the logical (batch, M, N) view; the caller copies it out when it is not the user's tensor.
     """
     nb, m, n = shape
-    align = 16 // dtype.itemsize
-    if n % align == 0:
+    if n % (16 // dtype.itemsize) == 0:
         return torch.empty(shape, dtype=dtype, device=device)
-    return torch.empty((nb, m, _round_up(n, align)), dtype=dtype, device=device)[:, :, :n]
+    # Padded as padded_geometry describes it.
+    return torch.empty((nb, m, _round_up(n, COPY_ROW_BYTES // dtype.itemsize)), dtype=dtype, device=device)[:, :, :n]
