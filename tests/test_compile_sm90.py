@@ -3,13 +3,11 @@
 Each variant must use wgmma and TMA (loads and stores), reallocate registers with setmaxnreg, spill nothing
 and fit its shared memory in 227 KB.
 """
-import re
-
 import pytest
 import torch
 
 from warpgemm.config import SMEM_LIMIT, GemmConfig, check_config, is_two_part
-from warpgemm.heuristics import FP8_CONFIGS, LARGE, MEDIUM, SHIPPED_CONFIGS, SMALL
+from warpgemm.heuristics import SHIPPED_CONFIGS
 from warpgemm.kernels.hopper.aot import compile_gemm, inspect_compiled
 from warpgemm.ops.grouped_ragged_k import forced_config_problem
 
@@ -95,6 +93,7 @@ def test_pointer_stores_are_16_byte_vectors(grouped, out_dtype):
     """The epilogues that store with pointers (a grouped tile's rows up to its group's end, swap-AB's transposed
     tile) must emit 16-byte stores when C's rows end on 16 bytes: the compiler cannot see that from descriptor
     strides and bounds by itself, and one store per element made a partial grouped tile ~15 us slower."""
+    import re
 
     from warpgemm.heuristics import DECODE, GROUPED_LARGE
 
@@ -144,6 +143,7 @@ def test_ping_pong_register_counts_are_the_planned_ones(tmp_path):
     """setmaxnreg.inc blocks until registers are free, so the counts the compiler emits inside the region must be
     the ones test_config checks against the register file: worker consumer as requested, default consumer what
     the producer and the worker leave of 3 warpgroups x maxnreg."""
+    import re
 
     from warpgemm.config import GemmConfig, launch_warps, worker_consumer_regs
 
@@ -311,36 +311,3 @@ def test_plain_variant_has_no_cluster_code():
     ptx = compile_gemm(SHIPPED_CONFIGS[0], a_batched=False).asm["ptx"]
     assert "reqnctapercluster" not in ptx and "multicast" not in ptx and "mapa" not in ptx
     assert "barrier.cluster" not in ptx
-
-
-ASYNC_VARIANTS = [(c, torch.bfloat16, True, True) for c in SHIPPED_CONFIGS if c.cluster_m == 1]
-ASYNC_VARIANTS += [(c, torch.bfloat16, False, False) for c in (LARGE, MEDIUM, SMALL)]
-ASYNC_VARIANTS += [(c, torch.float8_e4m3fn, True, True) for c in FP8_CONFIGS if c.cluster_m == 1]
-
-
-@pytest.mark.parametrize("variant", ASYNC_VARIANTS,
-                         ids=lambda v: f"{v[0].name}-{str(v[1])[6:]}-{'kk' if v[2] else 'mn'}")
-def test_cp_async_variant_copies_16_byte_pieces_without_spilling(variant, tmp_path):
-    """Operands whose rows start off 32-byte sectors are copied by the producer warpgroup with cp.async
-    (async_loads.py): 16-byte pieces with a zero-filling source size, one arrival per thread on the ready barrier,
-    a proxy fence before wgmma, and no TMA load left; the copies' addresses must not spill the producer's 40
-    registers (they did when the compiler hoisted them out of the K loop)."""
-    cfg, in_dt, a_k, b_k = variant
-    if check_config(cfg, in_dt, torch.bfloat16) is not None:
-        pytest.skip(check_config(cfg, in_dt, torch.bfloat16))
-    kernel = compile_gemm(cfg, in_dtype=in_dt, a_kmajor=a_k, b_kmajor=b_k, a_batched=False, async_a=True,
-                          async_b=True, scale=0 if in_dt == torch.bfloat16 else 1)
-    r = inspect_compiled(kernel, "gemm", str(tmp_path))
-    ptx = kernel.asm["ptx"]
-    assert re.search(r"cp\.async\.cg\.shared\.global \[[^]]+\], \[[^]]+\], 0x10, %r\d+;", ptx), "no 16-byte cp.async"
-    assert "cp.async.ca" not in ptx and not re.search(r"cp\.async\.cg[^\n]*, (0x4|0x8),", ptx)
-    assert "cp.async.mbarrier.arrive.noinc" in ptx and "fence.proxy.async" in ptx
-    assert not r.has_tma_load and r.has_wgmma
-    assert r.stack_bytes == 0 and r.local_bytes == 0, f"register spills: {r}"
-
-
-def test_cp_async_is_refused_where_the_kernel_has_no_such_path():
-    from warpgemm.kernels.hopper.gemm import kernel_constexprs
-
-    with pytest.raises(ValueError, match="cp.async operand loads are for dense products"):
-        kernel_constexprs(LARGE, True, True, False, True, False, grouped=True, async_a=True)

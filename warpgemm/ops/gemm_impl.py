@@ -197,11 +197,10 @@ def plan_hopper(a3, b3, c3, bias, config, *, may_tune: bool = True) -> HopperPla
     if config is None and tuned is None:
         n1 = heuristics.tail_split_columns(*c3.shape, a3.shape[2], cfg, sms)
     if n1 and check_config(heuristics.TAIL, a3.dtype, c3.dtype) is None:
-        launch = ColumnSplitLaunch(cfg, heuristics.TAIL, n1, a_geom, b_geom, c_geom, *batched, sms,
-                                   in_itemsize=a3.element_size())
+        launch = ColumnSplitLaunch(cfg, heuristics.TAIL, n1, a_geom, b_geom, c_geom, *batched, sms)
         why += f"; columns >= {n1} in a second launch with {heuristics.TAIL.name} tiles (shorter last wave)"
     else:
-        launch = GemmLaunch(cfg, a_geom, b_geom, c_geom, *batched, sms, in_itemsize=a3.element_size())
+        launch = GemmLaunch(cfg, a_geom, b_geom, c_geom, *batched, sms)
     return HopperPlan(cfg, why, a_geom, b_geom, c_geom, a_copy, b_copy, c_staged, launch)
 
 
@@ -232,21 +231,17 @@ def describe_plan(c3, a3, choice: PathChoice, plan) -> str:
     head = f"gemm batches={c3.shape[0]} M={c3.shape[1]} N={c3.shape[2]} K={a3.shape[2]} {a3.dtype}->{c3.dtype}"
     if isinstance(plan, GemvPlan):
         return f"{head}; path=gemv ({plan.config_reason}); operands read and C written in place"
-    launch = plan.launch.main if hasattr(plan.launch, "tail") else plan.launch
-    async_ops = launch.caller_async_ops()
-
-    def orient(copied, geom, name, kmajor_dim, by_cp_async):
+    def orient(copied, geom, name, kmajor_dim):
         if copied:
             return f"{name} copied into a padded buffer (strides not TMA-legal)"
-        how = " with cp.async (rows start off 32-byte sectors)" if by_cp_async else ""
-        return f"{name} {'K-major' if geom.contiguous_dim == kmajor_dim else 'MN-major'}, read in place{how}"
+        return f"{name} {'K-major' if geom.contiguous_dim == kmajor_dim else 'MN-major'}, read in place"
 
     parts = [
         head,
         f"path=hopper ({choice.reason})",
         f"config={plan.config.name} ({plan.config_reason})",
-        orient(plan.a_copy, plan.a, "A", 2, async_ops[0]),
-        orient(plan.b_copy, plan.b, "B", 1, async_ops[1]),
+        orient(plan.a_copy, plan.a, "A", 2),
+        orient(plan.b_copy, plan.b, "B", 1),
         "C staged through a padded buffer" if plan.c_staged else "C written in place",
         _launch_order(plan.launch),
     ]

@@ -123,8 +123,7 @@ def plan(a: Tensor, b: Tensor, c: Tensor, mode: int, has_bias: bool, config: Gem
     c_staged = c_geom is None
     if c_staged:
         c_geom = tma.padded_geometry((1, M, N), c.element_size(), 2)
-    launch = GemmLaunch(cfg, a_geom, b_geom, c_geom, False, False, has_bias, _env.sms_for(c.device), scale=mode,
-                        in_itemsize=1)
+    launch = GemmLaunch(cfg, a_geom, b_geom, c_geom, False, False, has_bias, _env.sms_for(c.device), scale=mode)
     return ScaledPlan(cfg, why, a_copy, b_copy, c_staged, launch)
 
 

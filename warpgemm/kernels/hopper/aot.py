@@ -25,9 +25,8 @@ from .gemm_kernel import gemm_kernel
 from .launch import nvmma_layout, parts_source_hash
 
 SM90 = GPUTarget("cuda", 90, 32)
-_ALIGNED_POINTERS = ("partials_ptr", "out_ptr", "a_ptr", "b_ptr")
+_ALIGNED_POINTERS = ("partials_ptr", "out_ptr")
 _PTR_TYPES = {torch.bfloat16: "*bf16", torch.float16: "*fp16", torch.float32: "*fp32"}
-_OPERAND_PTR_TYPES = {**_PTR_TYPES, torch.float8_e4m3fn: "*fp8e4nv", torch.float8_e5m2: "*fp8e5"}
 
 
 class CompileReport(NamedTuple):
@@ -52,12 +51,12 @@ def _example_descriptor(block, dtype):
 
 def compile_gemm(cfg: GemmConfig, *, in_dtype=torch.bfloat16, out_dtype=torch.bfloat16, a_kmajor=True,
                  b_kmajor=True, a_batched=True, b_batched=False, has_bias=False, grouped=False, when=0,
-                 offs_table=False, ragged_k=False, scale=0, async_a=False, async_b=False):
+                 offs_table=False, ragged_k=False, scale=0):
     a_block, b_block, c_block = operand_blocks(cfg, a_kmajor, b_kmajor)
     descs = [_example_descriptor(a_block, in_dtype), _example_descriptor(b_block, in_dtype),
              _example_descriptor(c_block, out_dtype)]
     constexprs = kernel_constexprs(cfg, a_kmajor, b_kmajor, a_batched, b_batched, has_bias, grouped, when, offs_table,
-                                   ragged_k, scale, async_a, async_b)
+                                   ragged_k, scale)
     num_warps, maxnreg = launch_warps(cfg)
     signature = {name: mangle_type(d) for name, d in zip(("a_desc", "b_desc", "c_desc"), descs)}
     # A bias has the input dtype or fp32 (fp8 products: the output dtype or fp32).
@@ -68,7 +67,6 @@ def compile_gemm(cfg: GemmConfig, *, in_dtype=torch.bfloat16, out_dtype=torch.bf
     signature["group_table_ptr"] = "*i32"
     signature["scale_a_ptr"] = "*fp32"
     signature["scale_b_ptr"] = "*fp32"
-    signature["a_ptr"] = signature["b_ptr"] = _OPERAND_PTR_TYPES[in_dtype]
     signature.update({k: "constexpr" for k in constexprs})
     signature["num_warps"] = "constexpr"
     # As the JIT specializes them for 16-byte aligned tensors (the launches' partial and output buffers are).

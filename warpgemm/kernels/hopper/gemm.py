@@ -21,11 +21,7 @@ from .scheduler import GroupedTileScheduler, PairedTileScheduler, StreamKSchedul
 from .launch import CachedKernel, LightDesc, full_desc, launch_hooks_active, nvmma_layout, parts_source_hash
 from .scratch import split_k_scratch, unused_pointers
 from .. import stream_k_plan
-from .tma_operands import TmaGeometry, off_sector
-
-# Operands whose rows start off 32-byte sectors are read with cp.async instead of TMA (async_loads.py); False keeps
-# TMA for every operand (probes compare the two).
-CP_ASYNC_OFF_SECTOR = True
+from .tma_operands import TmaGeometry
 
 
 def operand_blocks(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool):
@@ -40,14 +36,6 @@ def operand_blocks(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool):
     b_block = (1, bn // cfg.b_pieces, bk) if b_kmajor else (1, bk, bn // cfg.b_pieces)
     c_block = (1, bn, bm) if cfg.swap_ab else (1, bm, bn // cfg.store_chunks)
     return a_block, b_block, c_block
-
-
-def cp_async_operand(g: TmaGeometry, itemsize: int, block) -> bool:
-    """Whether the kernel reads this operand with cp.async: its rows start off 32-byte sectors (TMA reads them at
-    1.25-1.7x the cost), its contiguous extent is whole 16-byte pieces (each copied in one piece, none straddling
-    the edge), and a box's row offsets fit the kernel's 32-bit ones (async_loads.box_offsets)."""
-    return (off_sector(g, itemsize) and g.shape[2] % (16 // itemsize) == 0
-            and max(block[1:]) * g.strides[1] < 2**31)
 
 
 def swapped(g: TmaGeometry) -> TmaGeometry:
@@ -78,8 +66,7 @@ def store_hint(ragged_k: bool) -> int:
 
 def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched: bool, b_batched: bool,
                       has_bias: bool, grouped: bool = False, when: int = RUN_ALWAYS,
-                      offs_table: bool = False, ragged_k: bool = False, scale: int = 0, async_a: bool = False,
-                      async_b: bool = False) -> dict:
+                      offs_table: bool = False, ragged_k: bool = False, scale: int = 0) -> dict:
     """The constexpr arguments of `gemm_kernel` for one variant (shared with the offline compile checks).
 
     grouped: the MoE form, A's rows in groups by a device table, B batched by group, row-bounded stores.
@@ -87,11 +74,7 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
     itself instead of a table (expert_scheduler.OffsExpertScheduler: at most OFFS_GROUPS_MAX groups, RUN_ALWAYS).
     ragged_k: the weight-gradient form, groups along K read through (t, j, x) operand views (ragged_k.py).
     scale: fp8 dequantization in the epilogue (epilogue.OutputScales): 0 none, 1 per tensor, 2 per row and column;
-    dense products only. async_a / async_b: the kernel's A / B is read with cp.async (async_loads.py); dense
-    products without clusters only."""
-    if (async_a or async_b) and (grouped or ragged_k or cfg.cluster_m > 1):
-        raise ValueError(f"cp.async operand loads are for dense products without clusters; got {cfg.name}, "
-                         f"grouped={grouped}, ragged_k={ragged_k}")
+    dense products only."""
     if scale and (grouped or ragged_k):
         raise ValueError(f"scaled (fp8) outputs are for dense products only; got grouped={grouped}, "
                          f"ragged_k={ragged_k}")
@@ -124,7 +107,7 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
                 SCALE=scale, GROUP_M=cfg.group_m, STAGES=cfg.stages, SPLIT_K=cfg.split_k, CONSUMERS=cfg.consumers,
                 SWAP_AB=cfg.swap_ab, RAGGED_K=ragged_k, L2_STORE_HINT=store_hint(ragged_k),
                 PRODUCER_REGS=cfg.producer_regs, CONSUMER_REGS=worker_consumer_regs(cfg), CLUSTER_M=cfg.cluster_m,
-                B_PIECES=cfg.b_pieces, ASYNC_A=async_a, ASYNC_B=async_b, SchedulerImpl=scheduler, EpilogueImpl=epilogue, PARTS_HASH=parts_source_hash())
+                B_PIECES=cfg.b_pieces, SchedulerImpl=scheduler, EpilogueImpl=epilogue, PARTS_HASH=parts_source_hash())
 
 
 def launch_uses_pdl(cfg: GemmConfig) -> bool:
@@ -143,21 +126,18 @@ def launch_uses_pdl(cfg: GemmConfig) -> bool:
 class GemmLaunch:
     """One Hopper GEMM call signature: c = a @ b (+ bias) with fixed geometry, launched many times."""
 
-    __slots__ = ("cfg", "a", "b", "c", "blocks", "grid", "kernel", "tiles", "partial_elems", "swap", "bound",
-                 "async_ops")
+    __slots__ = ("cfg", "a", "b", "c", "blocks", "grid", "kernel", "tiles", "partial_elems", "swap", "bound")
 
     def __init__(self, cfg: GemmConfig, a: TmaGeometry, b: TmaGeometry, c: TmaGeometry, a_batched: bool,
                  b_batched: bool, has_bias: bool, num_sms: int, groups: int = 0, when: int = RUN_ALWAYS,
-                 pdl: bool | None = None, offs_table: bool = False, ragged_k: bool = False, scale: int = 0,
-                 in_itemsize: int = 0):
+                 pdl: bool | None = None, offs_table: bool = False, ragged_k: bool = False, scale: int = 0):
         """a, b, c: the caller's operands (c = a @ b). groups > 0: the grouped (MoE) form over that many groups;
         tiles are counted on the device, so the grid is sized for the most there can be. when: the grouped form's
         run condition on the device table (expert_scheduler.RUN_*). offs_table: the grouped kernel is handed offs
         as its table and counts the row tiles itself. ragged_k: the weight-gradient form (ragged_k.py): a and b
         are the (t, j, x) views of ragged_view, c is (G, M, N), and offs is the table. pdl: programmatic dependent
         launch (default: launch_uses_pdl). scale: fp8 dequantization (kernel_constexprs); launch() then takes the
-        fp32 scale tensors. in_itemsize: the operands' element size; given, a dense launch reads an operand whose
-        rows start off 32-byte sectors with cp.async (`async_ops`: the kernel's A and B)."""
+        fp32 scale tensors."""
         if offs_table and not 0 < groups <= OFFS_GROUPS_MAX:
             # The kernel holds at most OFFS_GROUPS_MAX groups' offsets: later groups' rows would never be written.
             raise ValueError(f"offs_table needs 1 to {OFFS_GROUPS_MAX} groups, got {groups}")
@@ -173,9 +153,6 @@ class GemmLaunch:
         if layout is not None:
             raise ValueError(layout)
         self.blocks = operand_blocks(cfg, a_kmajor, b_kmajor)
-        self.async_ops = tuple(cp_async_operand(g, in_itemsize, blk) if in_itemsize and CP_ASYNC_OFF_SECTOR
-                               and not groups and not ragged_k and cfg.cluster_m == 1 else False
-                               for g, blk in ((a, self.blocks[0]), (b, self.blocks[1])))
         batches, M, N = c.shape
         if self.swap:
             M, N = N, M
@@ -207,8 +184,7 @@ class GemmLaunch:
             self.partial_elems = 0
         num_warps, maxnreg = launch_warps(cfg)
         constexprs = kernel_constexprs(cfg, a_kmajor, b_kmajor, a_batched, b_batched, has_bias, grouped=groups > 0,
-                                       when=when, offs_table=offs_table, ragged_k=ragged_k, scale=scale,
-                                       async_a=self.async_ops[0], async_b=self.async_ops[1])
+                                       when=when, offs_table=offs_table, ragged_k=ragged_k, scale=scale)
         self.kernel = CachedKernel(gemm_kernel, constexprs,
                                    num_warps, maxnreg,
                                    pdl=launch_uses_pdl(cfg) if pdl is None else pdl and _env.PDL,
@@ -218,10 +194,6 @@ class GemmLaunch:
     @property
     def constexprs(self) -> dict:
         return self.kernel.constexprs
-
-    def caller_async_ops(self) -> tuple[bool, bool]:
-        """Whether the caller's A and B are read with cp.async (async_ops is in the kernel's order)."""
-        return self.async_ops[::-1] if self.swap else self.async_ops
 
     def launch(self, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, bias: torch.Tensor | None,
                group_table: torch.Tensor | None = None, scales: tuple | None = None) -> None:
@@ -242,17 +214,17 @@ class GemmLaunch:
         scale_a, scale_b = scales if scales is not None else (partials, partials)
         if self.bound is not None and not launch_hooks_active():
             # The hot path: only the stream, the bases and the pointer arguments change between calls.
-            self.bound(stream, (a, b, c), (bias_arg, partials, semaphores, c, table, scale_a, scale_b, a, b))
+            self.bound(stream, (a, b, c), (bias_arg, partials, semaphores, c, table, scale_a, scale_b))
             return
         ga, gb, gc = self.a, self.b, self.c
 
         def full_args():
             return [full_desc(t, g.shape, g.strides, blk, nvmma_layout(blk, t.dtype))
                     for t, g, blk in ((a, ga, self.blocks[0]), (b, gb, self.blocks[1]), (c, gc, self.blocks[2]))
-                    ] + [bias_arg, partials, semaphores, c, table, scale_a, scale_b, a, b]
+                    ] + [bias_arg, partials, semaphores, c, table, scale_a, scale_b]
 
         light = (LightDesc(a, ga.shape, ga.strides), LightDesc(b, gb.shape, gb.strides),
-                 LightDesc(c, gc.shape, gc.strides), bias_arg, partials, semaphores, c, table, scale_a, scale_b, a, b)
+                 LightDesc(c, gc.shape, gc.strides), bias_arg, partials, semaphores, c, table, scale_a, scale_b)
         self.kernel.launch(self.grid, device, full_args, light)
         if self.bound is None:
             self.bound = self.kernel.bind(self.grid, light)
@@ -266,18 +238,16 @@ class ColumnSplitLaunch:
     __slots__ = ("main", "tail", "n1", "b_off", "c_off")
 
     def __init__(self, main_cfg: GemmConfig, tail_cfg: GemmConfig, n1: int, a: TmaGeometry, b: TmaGeometry,
-                 c: TmaGeometry, a_batched: bool, b_batched: bool, has_bias: bool, num_sms: int, in_itemsize: int = 0):
+                 c: TmaGeometry, a_batched: bool, b_batched: bool, has_bias: bool, num_sms: int):
         N = c.shape[2]
         b_main, _ = d2_slice(b, 0, n1)
         c_main, _ = d2_slice(c, 0, n1)
         b_tail, self.b_off = d2_slice(b, n1, N)
         c_tail, self.c_off = d2_slice(c, n1, N)
         self.n1 = n1
-        self.main = GemmLaunch(main_cfg, a, b_main, c_main, a_batched, b_batched, has_bias, num_sms,
-                               in_itemsize=in_itemsize)
+        self.main = GemmLaunch(main_cfg, a, b_main, c_main, a_batched, b_batched, has_bias, num_sms)
         # The tail may start under the main launch's last tiles (measured with it: notes/perf.md, "wave quantization").
-        self.tail = GemmLaunch(tail_cfg, a, b_tail, c_tail, a_batched, b_batched, has_bias, num_sms, pdl=True,
-                               in_itemsize=in_itemsize)
+        self.tail = GemmLaunch(tail_cfg, a, b_tail, c_tail, a_batched, b_batched, has_bias, num_sms, pdl=True)
 
     def launch(self, a: torch.Tensor, b: torch.Tensor, c: torch.Tensor, bias: torch.Tensor | None) -> None:
         self.main.launch(a, b, c, bias)

@@ -54,18 +54,6 @@ def has_rest(box, b_kmajor, pieces):
 
 
 @gluon.constexpr_function
-def producer_warps(cluster_m, async_a, async_b):
-    # One warp issues TMA; cp.async copies are spread over the whole producer warpgroup (which a cluster needs too).
-    return 4 if cluster_m > 1 or async_a or async_b else 1
-
-
-@gluon.constexpr_function
-def ready_arrivals(async_a, async_b):
-    tma_part = (not async_a) or (not async_b)
-    return (1 if tma_part else 0) + (32 * producer_warps(1, async_a, async_b) if async_a or async_b else 0)
-
-
-@gluon.constexpr_function
 def _check_hint_compile(l2_store_hint):
     # Imported here: Triton's dependency scan refuses a kernel whose callees name plain Python functions as globals.
     from .ptx_hints import check_hint_compile as check
@@ -80,13 +68,13 @@ def _check_cluster_compile(cluster_m):
 
 @gluon.jit
 def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,  #
-                scale_a_ptr, scale_b_ptr, a_ptr, b_ptr,  #
+                scale_a_ptr, scale_b_ptr,  #
                 A_KMAJOR: gl.constexpr, B_KMAJOR: gl.constexpr, A_BATCHED: gl.constexpr, B_BATCHED: gl.constexpr,
                 HAS_BIAS: gl.constexpr, SCALE: gl.constexpr, GROUP_M: gl.constexpr, STAGES: gl.constexpr,
                 SPLIT_K: gl.constexpr,
                 CONSUMERS: gl.constexpr, SWAP_AB: gl.constexpr, RAGGED_K: gl.constexpr, L2_STORE_HINT: gl.constexpr,
                 PRODUCER_REGS: gl.constexpr, CONSUMER_REGS: gl.constexpr, CLUSTER_M: gl.constexpr,
-                B_PIECES: gl.constexpr, ASYNC_A: gl.constexpr, ASYNC_B: gl.constexpr,
+                B_PIECES: gl.constexpr,
                 SchedulerImpl: gl.constexpr, EpilogueImpl: gl.constexpr, PARTS_HASH: gl.constexpr,
                 num_warps: gl.constexpr):
     # SCALE (fp8 inputs, epilogue.py): 0 none, 1 one fp32 scale per operand, 2 one per output row (scale_a) and one
@@ -111,17 +99,15 @@ def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, 
     else:
         b_rest = b_bufs  # unused
     # Each slot is consumed by exactly one consumer, so one arrive empties it; in a cluster pair, one from each CTA.
-    # A slot is ready after TMA's bytes (one arrival that sets their count) and, for an operand read with cp.async
-    # (ASYNC_A / ASYNC_B: a_ptr, b_ptr; async_loads.py), one arrival per producer thread once its copies landed.
-    ring = BarrierRing.allocate(STAGES, CLUSTER_M, ready_arrivals(ASYNC_A, ASYNC_B))
+    ring = BarrierRing.allocate(STAGES, CLUSTER_M)
     # Ping-pong hand-over: turns[c] is arrived on when consumer c may start its next unit.
     turns = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
     for c in gl.static_range(2):
         mbarrier.init(turns.index(c), count=1)
     p = GemmOperands(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,
-                     scale_a_ptr, scale_b_ptr, a_ptr, b_ptr, a_bufs, b_bufs, b_rest, ring, turns,
+                     scale_a_ptr, scale_b_ptr, a_bufs, b_bufs, b_rest, ring, turns,
                      A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, SCALE, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB,
-                     RAGGED_K, CLUSTER_M, B_PIECES, ASYNC_A, ASYNC_B)
+                     RAGGED_K, CLUSTER_M, B_PIECES)
     acc_layout: gl.constexpr = accumulator_layout(p.mma_m(), p.block_n_main(), num_warps,
                                                   a_desc.dtype.primitive_bitwidth)
     # A two-part tile's second accumulator (its rest columns); unused by other tiles.
@@ -134,13 +120,13 @@ def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, 
         gl.warp_specialize([
             (wgmma_consumer, (p, SchedulerImpl, EpilogueImpl, acc_layout, rest_layout, 0)),
             (tma_producer, (p, SchedulerImpl)),
-        ], [producer_warps(CLUSTER_M, ASYNC_A, ASYNC_B)], [PRODUCER_REGS])
+        ], [4 if CLUSTER_M > 1 else 1], [PRODUCER_REGS])
     else:
         gl.warp_specialize([
             (wgmma_consumer, (p, SchedulerImpl, EpilogueImpl, acc_layout, rest_layout, 0)),
             (wgmma_consumer, (p, SchedulerImpl, EpilogueImpl, acc_layout, rest_layout, 1)),
             (tma_producer, (p, SchedulerImpl)),
-        ], [num_warps, producer_warps(CLUSTER_M, ASYNC_A, ASYNC_B)], [CONSUMER_REGS, PRODUCER_REGS])
+        ], [num_warps, 1], [CONSUMER_REGS, PRODUCER_REGS])
     ring.release_all()
     for c in gl.static_range(2):
         mbarrier.invalidate(turns.index(c))

@@ -16,7 +16,6 @@ from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared
                                                               warpgroup_mma_wait)
 from triton.language.core import _aggregate as aggregate
 
-from .async_loads import arrive_when_copied, cp_async_box
 from .pipeline import BarrierRing, RingPosition
 
 
@@ -43,8 +42,6 @@ class GemmOperands:
     group_table_ptr: gl.tensor
     scale_a_ptr: gl.tensor
     scale_b_ptr: gl.tensor
-    a_ptr: gl.tensor
-    b_ptr: gl.tensor
     a_bufs: gl.shared_memory_descriptor
     b_bufs: gl.shared_memory_descriptor
     b_rest: gl.shared_memory_descriptor
@@ -63,14 +60,12 @@ class GemmOperands:
     RAGGED_K: gl.constexpr
     CLUSTER_M: gl.constexpr
     B_PIECES: gl.constexpr
-    ASYNC_A: gl.constexpr
-    ASYNC_B: gl.constexpr
 
     @gluon.constexpr_function
     def __init__(self, a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,
-                 scale_a_ptr, scale_b_ptr, a_ptr, b_ptr, a_bufs, b_bufs, b_rest, ring, turns,
+                 scale_a_ptr, scale_b_ptr, a_bufs, b_bufs, b_rest, ring, turns,
                  A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, SCALE, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB,
-                 RAGGED_K, CLUSTER_M, B_PIECES, ASYNC_A, ASYNC_B):
+                 RAGGED_K, CLUSTER_M, B_PIECES):
         self.a_desc = a_desc
         self.b_desc = b_desc
         self.c_desc = c_desc
@@ -81,8 +76,6 @@ class GemmOperands:
         self.group_table_ptr = group_table_ptr
         self.scale_a_ptr = scale_a_ptr
         self.scale_b_ptr = scale_b_ptr
-        self.a_ptr = a_ptr
-        self.b_ptr = b_ptr
         self.a_bufs = a_bufs
         self.b_bufs = b_bufs
         self.b_rest = b_rest
@@ -101,9 +94,6 @@ class GemmOperands:
         self.RAGGED_K = gl.constexpr(RAGGED_K)
         self.CLUSTER_M = gl.constexpr(CLUSTER_M)
         self.B_PIECES = gl.constexpr(B_PIECES)
-        # Operands read with cp.async instead of TMA (async_loads.py: rows off 32-byte sectors).
-        self.ASYNC_A = gl.constexpr(ASYNC_A)
-        self.ASYNC_B = gl.constexpr(ASYNC_B)
 
     # Static tile shape, read off the operand descriptors' boxes (with SWAP_AB the output descriptor is C's, not
     # the product's: A is the caller's B transposed and the tile is stored transposed).
@@ -195,13 +185,6 @@ class GemmOperands:
             fence_async_shared()
 
     @gluon.jit
-    def fence_copied(self):
-        """Before wgmma reads a slot that cp.async filled: those copies wrote through the generic proxy, wgmma
-        reads through the async proxy, and the ready barrier alone orders only the former."""
-        if self.ASYNC_A or self.ASYNC_B:
-            fence_async_shared()
-
-    @gluon.jit
     def b_tile(self, index):
         """The B slot as the [BLOCK_K, BLOCK_N] view wgmma reads (a two-part tile: its main part's columns)."""
         BN: gl.constexpr = self.block_n_main()
@@ -233,20 +216,6 @@ class GemmOperands:
         else:
             slot = self.b_rest.index(index).slice(piece * WIDTH - MAIN, WIDTH, dim=DIM)
         return slot
-
-    @gluon.jit
-    def cp_async_b(self, index, batch, off_n, k):
-        """Slot `index`'s B tile by cp.async (async_loads.py): in one copy, or a two-part tile's main and rest
-        columns into b_bufs and b_rest."""
-        MAIN: gl.constexpr = self.block_n_main()
-        if self.B_KMAJOR:
-            cp_async_box(self.b_desc, self.b_ptr, batch, off_n, k, self.b_bufs.index(index))
-            if self.block_n_rest() > 0:
-                cp_async_box(self.b_desc, self.b_ptr, batch, off_n + MAIN, k, self.b_rest.index(index))
-        else:
-            cp_async_box(self.b_desc, self.b_ptr, batch, k, off_n, self.b_bufs.index(index))
-            if self.block_n_rest() > 0:
-                cp_async_box(self.b_desc, self.b_ptr, batch, k, off_n + MAIN, self.b_rest.index(index))
 
 
 @gluon.jit
@@ -293,17 +262,11 @@ def multicast_end():
     gl.inline_asm_elementwise("// warpgemm:multicast-end $0", "=r", [], dtype=gl.int32, is_pure=False, pack=1)
 
 
-@gluon.constexpr_function
-def tma_bytes(a_desc, b_desc, b_pieces, async_a, async_b):
-    """Bytes TMA brings into one slot: the ready barrier's transaction count (cp.async copies arrive instead)."""
-    return (0 if async_a else a_desc.block_type.nbytes) + (0 if async_b else b_pieces * b_desc.block_type.nbytes)
-
-
 @gluon.jit
 def tma_producer(p: GemmOperands, SchedulerImpl: gl.constexpr):
     BK: gl.constexpr = p.block_k()
     # The ready barrier counts every piece of B (with CLUSTER_M = 2: its own half and its peer's multicast).
-    nbytes: gl.constexpr = tma_bytes(p.a_desc, p.b_desc, p.B_PIECES, p.ASYNC_A, p.ASYNC_B)
+    nbytes: gl.constexpr = p.a_desc.block_type.nbytes + p.B_PIECES * p.b_desc.block_type.nbytes
     cluster_sync(p.CLUSTER_M)
     wait_for_prior_grid()  # before the scheduler: a grouped GEMM's reads its tile table from global memory
     sched = p.scheduler(SchedulerImpl)
@@ -330,20 +293,12 @@ def tma_producer(p: GemmOperands, SchedulerImpl: gl.constexpr):
                 k = (work.k_first + kk) * BK
             p.ring.wait_empty(pos)
             bar = p.ring.ready_barrier(pos)
-            if nbytes > 0:
-                mbarrier.expect(bar, nbytes)
-            if p.ASYNC_A:
-                if p.A_KMAJOR:
-                    cp_async_box(p.a_desc, p.a_ptr, a_outer, off_m, k, p.a_slot(pos.index))
-                else:
-                    cp_async_box(p.a_desc, p.a_ptr, a_outer, k, off_m, p.a_slot(pos.index))
-            elif p.A_KMAJOR:
+            mbarrier.expect(bar, nbytes)
+            if p.A_KMAJOR:
                 tma.async_copy_global_to_shared(p.a_desc, [a_outer, off_m, k], bar, p.a_slot(pos.index))
             else:
                 tma.async_copy_global_to_shared(p.a_desc, [a_outer, k, off_m], bar, p.a_slot(pos.index))
-            if p.ASYNC_B:
-                p.cp_async_b(pos.index, b_outer, off_n, k)
-            elif p.CLUSTER_M == 2:
+            if p.CLUSTER_M == 2:
                 # Rank r of the pair loads rows [r * HALF, (r + 1) * HALF) of the B tile into both CTAs' slots.
                 HALF: gl.constexpr = p.b_desc.block_type.shape[1]
                 rank = cluster_rank()
@@ -367,8 +322,6 @@ def tma_producer(p: GemmOperands, SchedulerImpl: gl.constexpr):
                 tma.async_copy_global_to_shared(p.b_desc, [b_outer, off_n, k], bar, p.b_bufs.index(pos.index))
             else:
                 tma.async_copy_global_to_shared(p.b_desc, [b_outer, k, off_n], bar, p.b_bufs.index(pos.index))
-            if p.ASYNC_A or p.ASYNC_B:
-                arrive_when_copied(bar)
             pos = pos.next()
     if p.CLUSTER_M > 1:
         # The peer's consumers release this CTA's slots remotely until their last K step: wait for every slot's
@@ -415,7 +368,6 @@ def wgmma_consumer(p: GemmOperands, SchedulerImpl: gl.constexpr, EpilogueImpl: g
                 acc = gl.zeros([BM, BN], gl.float32, acc_layout)
                 for kk in range(work.k_count):
                     p.ring.wait_ready(pos)
-                    p.fence_copied()
                     acc = warpgroup_mma(p.a_tile(pos.index), p.b_tile(pos.index), acc, use_acc=kk > 0, is_async=True)
                     # Keep one wgmma in flight. Once it is the only one left, the one before it has retired and
                     # only THAT slot may be refilled: the current slot is still being read.
@@ -434,7 +386,6 @@ def wgmma_consumer(p: GemmOperands, SchedulerImpl: gl.constexpr, EpilogueImpl: g
                 rest = gl.zeros([BM, BN_REST], gl.float32, rest_layout)
                 for kk in range(work.k_count):
                     p.ring.wait_ready(pos)
-                    p.fence_copied()
                     a = p.a_tile(pos.index)
                     acc = warpgroup_mma(a, p.b_tile(pos.index), acc, use_acc=kk > 0, is_async=True)
                     rest = warpgroup_mma(a, p.b_rest_tile(pos.index), rest, use_acc=kk > 0, is_async=True)

@@ -56,8 +56,7 @@ class RingPosition:
 class BarrierRing:
     """The ready/empty mbarrier pairs of a ring of `num_slots` slots.
 
-    `empty_count` is how many partitions release a slot (an arrive from a multi-warp partition counts once);
-    `ready_count` how many arrivals fill one (per-thread cp.async arrivals count one each).
+    `empty_count` is how many partitions release a slot (an arrive from a multi-warp partition counts once).
     """
 
     ready: gl.shared_memory_descriptor
@@ -71,11 +70,11 @@ class BarrierRing:
         self.num_slots = gl.constexpr(num_slots)
 
     @gluon.jit
-    def allocate(num_slots: gl.constexpr, empty_count: gl.constexpr = 1, ready_count: gl.constexpr = 1):
+    def allocate(num_slots: gl.constexpr, empty_count: gl.constexpr = 1):
         ready = gl.allocate_shared_memory(gl.int64, [num_slots, 1], mbarrier.MBarrierLayout())
         empty = gl.allocate_shared_memory(gl.int64, [num_slots, 1], mbarrier.MBarrierLayout())
         for i in gl.static_range(num_slots):
-            mbarrier.init(ready.index(i), count=ready_count)
+            mbarrier.init(ready.index(i), count=1)
             mbarrier.init(empty.index(i), count=empty_count)
         return BarrierRing(ready, empty, num_slots)
 

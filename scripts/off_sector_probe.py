@@ -1,0 +1,93 @@
+"""What rows that start off 32-byte sectors cost, and which tiles pay least (bf16 with K = 8 mod 16).
+
+For each shape (B = W.T of an (N, K) weight; with --nn a (K, N) row-major B) the heuristics' plan, and each config of
+--configs forced, run on the operands as allocated and on the same logical tensors as views into rows padded to 128
+bytes (what TMA reads at full speed; the copy that would cost is not timed), timed against torch.matmul in alternating
+rounds and checked against an fp32 product.
+
+    python scripts/off_sector_probe.py OUT.json [--shapes MxNxK,...] [--rounds R] [--nn] [--configs a,b]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+
+import torch
+
+from warpgemm.bench.gemm_bench import environment
+from warpgemm.bench.timing import rounds_ms, warm_gpu
+from warpgemm.candidates import parse_config_list
+from warpgemm.ops import gemm_impl
+from warpgemm.testing import rel_error
+
+SHAPES = ("1099x8568x1704,1682x10688x1752,688x7880x7512,1357x16552x2424,4096x4096x4104,1000x1000x1000,"
+          "2048x2048x2056,512x14336x4104,128x8192x8200,16x4096x4104,64x14336x4104")
+
+
+def padded(rows, cols, src):
+    """A (rows, cols) view of src's values whose rows start 128 bytes apart at least."""
+    pitch = -(-cols // 64) * 64
+    view = torch.empty(rows, pitch, device="cuda", dtype=src.dtype)[:, :cols]
+    view.copy_(src)
+    return view
+
+
+def plan(a3, b3, c3, config=None):
+    gemm_impl._PLANS.clear()
+    return gemm_impl.plan_hopper(a3, b3, c3, None, config, may_tune=False)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("json")
+    ap.add_argument("--shapes", default=SHAPES)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--nn", action="store_true", help="B row-major (K, N) instead of an (N, K) weight's W.T")
+    ap.add_argument("--configs", default="", help="comma-separated config names, each forced on both layouts")
+    ap.add_argument("--no-padded", action="store_true", help="only the operands as allocated")
+    args = ap.parse_args()
+    configs = {"heuristics": None, **(parse_config_list(args.configs) if args.configs else {})}
+    result = {"environment": environment(), "nn": args.nn, "rows": []}
+    warm_gpu(2.0)
+    print(f"{'shape':>16} {'variant':>36} {'us':>8} {'vs cuBLAS':>9}  config")
+    for shape in args.shapes.split(","):
+        M, N, K = (int(x) for x in shape.split("x"))
+        g = torch.Generator(device="cuda").manual_seed(M + N + K)
+        a = torch.randn(M, K, device="cuda", generator=g).bfloat16()
+        w = torch.randn(N, K, device="cuda", generator=g).bfloat16()
+        ref = a.float() @ w.float().t()
+        b = w.t().contiguous() if args.nn else w.t()
+        layouts = {"": (a, b)}
+        if not args.no_padded:
+            layouts[" padded"] = (padded(M, K, a), padded(K, N, b) if args.nn else padded(N, K, w).t())
+        c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
+        fns, errs, names = {"cublas": lambda: torch.matmul(a, b)}, {}, {}
+        for cname, cfg in configs.items():
+            for lname, (x, y) in layouts.items():
+                name = cname + lname
+                a3, b3, c3 = x.unsqueeze(0), y.unsqueeze(0), c.unsqueeze(0)
+                p = plan(a3, b3, c3, cfg)
+                c.fill_(float("nan"))
+                p.launch.launch(a3, b3, c3, None)
+                errs[name] = rel_error(c, ref)
+                split = getattr(p.launch, "n1", 0)
+                names[name] = p.config.name + (f"+{p.launch.tail.cfg.name}@{split}" if split else "")
+                fns[name] = (lambda p, a3, b3, c3: (lambda: p.launch.launch(a3, b3, c3, None)))(p, a3, b3, c3)
+        times = rounds_ms(fns, args.rounds, 60)
+        med = {k: statistics.median(v) for k, v in times.items()}
+        for name in names:
+            row = {"shape": shape, "variant": name, "config": names[name], "ms": med[name], "ms_cublas": med["cublas"],
+                   "ratio_vs_cublas": med["cublas"] / med[name], "rel_error": errs[name], "rounds_ms": times[name],
+                   "rounds_ms_cublas": times["cublas"]}
+            result["rows"].append(row)
+            print(f"{shape:>16} {name:>36} {med[name] * 1e3:8.1f} {row['ratio_vs_cublas']:9.3f}  {names[name]} "
+                  f"err {errs[name]:.1e}", flush=True)
+    with open(args.json, "w") as f:
+        json.dump(result, f, indent=1)
+    if any(not r["rel_error"] < 1e-2 for r in result["rows"]):
+        raise SystemExit("a result is wrong")
+
+
+if __name__ == "__main__":
+    main()
