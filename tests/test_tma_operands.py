@@ -73,8 +73,13 @@ def test_output_buffer_pads_unaligned_rows():
     c = tma.output_buffer((2, 5, 7), BF, torch.device("cpu"))
     assert c.shape == (2, 5, 7) and c.stride(1) == 16
     assert tma.describe(c, 2) == tma.padded_geometry((2, 5, 7), 2, 2)
-    c2 = tma.output_buffer((2, 5, 8), BF, torch.device("cpu"))
+    c2 = tma.output_buffer((2, 5, 16), BF, torch.device("cpu"))
     assert c2.is_contiguous()
+    # A staged output's buffer is always the one padded_geometry describes (also where the rows alone were legal:
+    # the plan stages C for a misaligned base or pitch too).
+    for n in (8, 600, 1000, 1001):
+        c3 = tma.output_buffer((2, 5, n), BF, torch.device("cpu"))
+        assert tma.describe(c3, 2) == tma.padded_geometry((2, 5, n), 2, 2), n
 
 
 def test_padded_copy_geometry_matches_for_column_major():

@@ -107,7 +107,8 @@ def output_buffer(shape: tuple[int, int, int], dtype: torch.dtype, device: torch
     Returns the logical (batch, M, N) view; the caller copies it out when it is not the user's tensor.
     """
     nb, m, n = shape
-    if n % (16 // dtype.itemsize) == 0:
+    # Rows exactly as padded_geometry describes them (the plans pair this buffer with that geometry).
+    pitch = _round_up(n, COPY_ROW_BYTES // dtype.itemsize)
+    if pitch == n:
         return torch.empty(shape, dtype=dtype, device=device)
-    # Padded as padded_geometry describes it.
-    return torch.empty((nb, m, _round_up(n, COPY_ROW_BYTES // dtype.itemsize)), dtype=dtype, device=device)[:, :, :n]
+    return torch.empty((nb, m, pitch), dtype=dtype, device=device)[:, :, :n]
