@@ -3,7 +3,8 @@
 For each shape (B = W.T of an (N, K) weight; with --nn a (K, N) row-major B) the heuristics' plan, and each config of
 --configs forced, run on the operands as allocated and on the same logical tensors as views into rows padded to 128
 bytes (what TMA reads at full speed; the copy that would cost is not timed), timed against torch.matmul in alternating
-rounds and checked against an fp32 product.
+rounds and checked against an fp32 product. --split adds the heuristics with only A's and only B's rows padded,
+--rule-off the heuristics without the off-sector cluster rule (heuristics.off_sector_config); --random N draws shapes.
 
     python scripts/off_sector_probe.py OUT.json [--shapes MxNxK,...] [--rounds R] [--nn] [--configs a,b]
 """
@@ -11,10 +12,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import random
 import statistics
+from unittest import mock
 
 import torch
 
+from warpgemm import heuristics
 from warpgemm.bench.gemm_bench import environment
 from warpgemm.bench.timing import rounds_ms, warm_gpu
 from warpgemm.candidates import parse_config_list
@@ -33,9 +38,18 @@ def padded(rows, cols, src):
     return view
 
 
-def plan(a3, b3, c3, config=None):
+def plan(a3, b3, c3, config=None, rule=True):
+    """The heuristics' plan (or `config`'s); rule=False: without heuristics.off_sector_config."""
     gemm_impl._PLANS.clear()
-    return gemm_impl.plan_hopper(a3, b3, c3, None, config, may_tune=False)
+    with mock.patch.object(heuristics, "OFF_SECTOR_CLUSTERS", rule):
+        return gemm_impl.plan_hopper(a3, b3, c3, None, config, may_tune=False)
+
+
+def random_shapes(count, seed):
+    """Log-uniform M 65-4096, N 1024-32768 (multiples of 8), K 1024-8192 moved to 8 mod 16 (rows off sectors)."""
+    rng = random.Random(seed)
+    lu = lambda lo, hi: int(math.exp(rng.uniform(math.log(lo), math.log(hi))))  # noqa: E731
+    return [f"{lu(65, 4096)}x{lu(1024, 32768) // 8 * 8}x{lu(1024, 8192) // 16 * 16 + 8}" for _ in range(count)]
 
 
 def main():
@@ -46,12 +60,17 @@ def main():
     ap.add_argument("--nn", action="store_true", help="B row-major (K, N) instead of an (N, K) weight's W.T")
     ap.add_argument("--configs", default="", help="comma-separated config names, each forced on both layouts")
     ap.add_argument("--no-padded", action="store_true", help="only the operands as allocated")
+    ap.add_argument("--split", action="store_true", help="also the heuristics with only A, only B padded")
+    ap.add_argument("--rule-off", action="store_true", help="also the heuristics without the off-sector rule")
+    ap.add_argument("--random", type=int, default=0, help="this many random shapes (random_shapes) instead")
+    ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     configs = {"heuristics": None, **(parse_config_list(args.configs) if args.configs else {})}
+    shapes = random_shapes(args.random, args.seed) if args.random else args.shapes.split(",")
     result = {"environment": environment(), "nn": args.nn, "rows": []}
     warm_gpu(2.0)
     print(f"{'shape':>16} {'variant':>36} {'us':>8} {'vs cuBLAS':>9}  config")
-    for shape in args.shapes.split(","):
+    for shape in shapes:
         M, N, K = (int(x) for x in shape.split("x"))
         g = torch.Generator(device="cuda").manual_seed(M + N + K)
         a = torch.randn(M, K, device="cuda", generator=g).bfloat16()
@@ -60,20 +79,25 @@ def main():
         b = w.t().contiguous() if args.nn else w.t()
         layouts = {"": (a, b)}
         if not args.no_padded:
-            layouts[" padded"] = (padded(M, K, a), padded(K, N, b) if args.nn else padded(N, K, w).t())
+            a_pad, b_pad = padded(M, K, a), padded(K, N, b) if args.nn else padded(N, K, w).t()
+            layouts[" padded"] = (a_pad, b_pad)
+            if args.split:
+                layouts.update({" A padded": (a_pad, b), " B padded": (a, b_pad)})
         c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
         fns, errs, names = {"cublas": lambda: torch.matmul(a, b)}, {}, {}
-        for cname, cfg in configs.items():
-            for lname, (x, y) in layouts.items():
-                name = cname + lname
-                a3, b3, c3 = x.unsqueeze(0), y.unsqueeze(0), c.unsqueeze(0)
-                p = plan(a3, b3, c3, cfg)
-                c.fill_(float("nan"))
-                p.launch.launch(a3, b3, c3, None)
-                errs[name] = rel_error(c, ref)
-                split = getattr(p.launch, "n1", 0)
-                names[name] = p.config.name + (f"+{p.launch.tail.cfg.name}@{split}" if split else "")
-                fns[name] = (lambda p, a3, b3, c3: (lambda: p.launch.launch(a3, b3, c3, None)))(p, a3, b3, c3)
+        runs = [(cname + lname, cfg, x, y, True) for cname, cfg in configs.items() for lname, (x, y) in layouts.items()
+                if cfg is None or lname in ("", " padded")]
+        if args.rule_off:
+            runs.append(("heuristics without the off-sector rule", None, a, b, False))
+        for name, cfg, x, y, rule in runs:
+            a3, b3, c3 = x.unsqueeze(0), y.unsqueeze(0), c.unsqueeze(0)
+            p = plan(a3, b3, c3, cfg, rule)
+            c.fill_(float("nan"))
+            p.launch.launch(a3, b3, c3, None)
+            errs[name] = rel_error(c, ref)
+            split = getattr(p.launch, "n1", 0)
+            names[name] = p.config.name + (f"+{p.launch.tail.cfg.name}@{split}" if split else "")
+            fns[name] = (lambda p, a3, b3, c3: (lambda: p.launch.launch(a3, b3, c3, None)))(p, a3, b3, c3)
         times = rounds_ms(fns, args.rounds, 60)
         med = {k: statistics.median(v) for k, v in times.items()}
         for name in names:

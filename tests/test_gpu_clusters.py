@@ -68,3 +68,26 @@ def test_grouped_forms_refuse_cluster_tiles():
     offs = torch.tensor([64, 128, 192, 256], device=DEV, dtype=torch.int32)
     with pytest.raises(ValueError, match="cluster_m"):
         warpgemm.grouped_mm(x, w.transpose(1, 2), offs=offs, config=CLUSTER_CANDIDATES[1])
+
+
+def test_heuristics_take_cluster_pairs_for_weight_rows_off_sectors():
+    """A weight read along K whose rows start 16 bytes into a 32-byte sector (K = 8 mod 16) takes the pair of the
+    chosen tile (heuristics.off_sector_config): the scan's slowest shapes, both pairs, ragged tile-rows and columns,
+    batched with bias, fp16, fp32 out, and a graph replay and two streams bitwise equal to the first call."""
+    from warpgemm.heuristics import CLUSTER_LARGE, CLUSTER_SMALL
+
+    g = torch.Generator(device=DEV).manual_seed(44)
+    for (m, n, k), pair in (((1099, 8568, 1704), CLUSTER_LARGE), ((1682, 10688, 1752), CLUSTER_LARGE),
+                            ((4096, 4096, 4104), CLUSTER_LARGE), ((1000, 1000, 1000), CLUSTER_SMALL),
+                            ((119, 20968, 5512), CLUSTER_SMALL), ((3102, 1184, 1368), CLUSTER_LARGE)):
+        a, w = rand(m, k, g=g), rand(n, k, g=g)
+        plan = warpgemm.explain(a, w.T)
+        assert f"config={pair.name}" in plan and "off 32-byte sectors" in plan, plan
+        _assert_ok(check_matmul(a, w.T), f"{m}x{n}x{k}")
+    a, w, bias = rand(2, 1500, 1000, g=g), rand(3000, 1000, g=g), rand(3000, g=g)
+    assert "_cm2" in warpgemm.explain(a, w.T)
+    _assert_ok(check_matmul(a, w.T, bias=bias), "batched + bias")
+    _assert_ok(check_matmul(a.half(), w.half().T, bias=bias.half()), "fp16")
+    a, w = rand(900, 1000, g=g), rand(1000, 1000, g=g)
+    _assert_ok(check_matmul(a, w.T, out_dtype=torch.float32), "fp32 out")
+    check_repeatable(rand(1536, 1704, g=g), rand(3000, 1704, g=g).T)

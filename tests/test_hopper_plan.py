@@ -35,7 +35,7 @@ def test_all_layouts_in_place():
 def test_odd_pitch_is_copied_and_odd_n_is_staged():
     p = plan(meta(1, 100, 7), meta(1, 7, 9), meta(1, 100, 9))
     assert p.a_copy == 2 and p.b_copy == 2 and p.c_staged
-    assert p.a.strides[1] == 8 and p.c.strides[1] == 16
+    assert p.a.strides[1] == 16 and p.c.strides[1] == 16  # rows of whole 32-byte sectors
 
 
 def test_forced_config_and_small_grid():
@@ -190,3 +190,28 @@ def test_descriptor_encoding_binds_the_thread_context_once_and_retries(monkeypat
     with pytest.raises(RuntimeError, match="something else"):
         launch.with_cuda_context(broken)
     assert len(queried) == 1
+
+
+def test_weight_rows_off_sectors_take_the_cluster_pair_of_the_chosen_tile():
+    """A weight read along K whose rows start 16 bytes into a 32-byte sector (K = 8 mod 16, bf16) gets the 2-CTA
+    cluster form of the heuristics' 128-row or 64x128 tile (heuristics.off_sector_config); aligned rows, a weight
+    read along N, swap-AB decode tiles and 64-row decode tiles keep theirs."""
+    from warpgemm.heuristics import CLUSTER_LARGE, CLUSTER_SMALL, SMALL
+
+    def chosen(M, N, K, b=None, out=BF):
+        b3 = b if b is not None else meta(N, K).t().unsqueeze(0)
+        return plan(meta(1, M, K), b3, meta(1, M, N, dtype=out))
+
+    p = chosen(4096, 4096, 4104)
+    assert p.config == CLUSTER_LARGE and "start off 32-byte sectors" in p.config_reason, p.config_reason
+    assert chosen(1099, 8568, 1704).config == CLUSTER_LARGE  # MEDIUM's pair would be the slower one (measured)
+    assert chosen(1000, 1000, 1000).config == CLUSTER_SMALL
+    assert chosen(4096, 4096, 4096).config.cluster_m == 1  # rows on sectors
+    assert chosen(4096, 4096, 4104, b=meta(1, 4104, 4096)).config.cluster_m == 1  # B read along N
+    assert chosen(16, 4096, 4104).config.swap_ab
+    assert chosen(64, 14336, 4104).config.cluster_m == 1
+    assert chosen(100, 28672, 1000).config.cluster_m == 1  # one tile-row: 128-deep K steps, no pair
+    # fp32 outputs: the 128x256 pair does not fit its shared memory; the 64x128 one does.
+    assert chosen(4096, 4096, 4104, out=torch.float32).config.cluster_m == 1
+    assert chosen(1000, 1000, 1000, out=torch.float32).config == CLUSTER_SMALL
+    assert chosen(1000, 1000, 1000, b=meta(1, 1000, 1000)).config == SMALL

@@ -28,6 +28,8 @@ The rules are few and each rests on `warpgemm bench sweep` runs (notes/perf.md, 
 - One or two rows of x against a weight read along K (batch-1 or -2 decode, F.linear's layout): a CUDA-core GEMV
   (kernels/gemv.py, kernels/gemv_rows.py), thousands of short programs the hardware balances over the SMs
   (`gemv_reason`).
+- A weight read along K whose rows start 16 bytes into a 32-byte sector (K = 8 mod 16): the 2-CTA cluster form of
+  the chosen 128-row or 64x128 tile, which multicasts B (`off_sector_config`).
 - A last wave that fills few SMs: when the 128x256 tiles come to w full waves plus a small remainder, the
   rightmost columns can go to a second launch with 128x128 tiles (half the time per tile), so the tail wave ends
   sooner (`tail_split_columns`; the plan in ops/gemm_impl.py applies it). The second launch's cost grows at K <= 2048
@@ -189,10 +191,26 @@ GROUPED_STREAM = GemmConfig(block_m=128, block_n=256, block_k=128, stages=2, con
 # (results/2026-11-25-wgrad/ragged_band.json).
 RAGGED_K_ROWS = LARGE_ONE_WAVE.replace(group_m=1)
 
+# A weight whose rows start 16 bytes into a 32-byte sector (16-bit inputs with K = 8 mod 16: 1000, 1704, 4104): TMA
+# reads such rows at 1.25-1.7x the cost, most of it on B, the larger box (results/2026-11-26-cp-async/: padding only
+# B's rows recovers most of it; cp.async copies were slower still, and cuBLAS runs 2-CTA clusters there). A pair of
+# CTAs that multicasts B reads each B box once for two tiles: the 128x256 pair ran 1.05-1.62x the heuristics' 128-row
+# tiles on 7 such shapes, the 64x128 pair 1.15-1.18x SMALL on 2 (off_sector_config). Held out, 24 random shapes:
+# from 512 rows the 128x256 pair 1.00-1.42x (geomean 1.14, 10 shapes), the 64x128 pair 1.04-1.19x; at 135-447 rows the
+# 128x256 pair lost 4 of 7 (0.86-0.91x: a pair of tile-rows half empty, or 128x256 plans already good), so it starts
+# at OFF_SECTOR_LARGE_MIN_M rows. A second 23 held out: it lost 0.76-0.85x to 128x128 tiles on the 4 shapes whose
+# 128x256 tiles were under a wave (40-50 of them: half the SMs idle), so from narrower tiles it needs a wave
+# (results/2026-11-26-off-sector/).
+OFF_SECTOR_LARGE_MIN_M = 512
+OFF_SECTOR_CLUSTERS = True
+CLUSTER_LARGE = GemmConfig(block_m=128, block_n=256, block_k=64, stages=3, consumer_warps=8, group_m=16, cluster_m=2)
+CLUSTER_SMALL = GemmConfig(block_m=64, block_n=128, block_k=64, stages=8, consumer_warps=4, group_m=8, cluster_m=2)
+
 SHIPPED_CONFIGS: tuple[GemmConfig, ...] = ((LARGE, LARGE_TALL_BANDS, LARGE_ONE_WAVE, LARGE_FP32_OUT, RAGGED_K_ROWS,
                                             WIDE, WIDE_160, MEDIUM, MEDIUM_FP32_OUT, ONE_ROW_DEEP_K, SMALL, NARROW)
                                            + tuple(DECODE.values()) + (DECODE_SHORT_K, DECODE_WIDE, GROUPED_LARGE,
-                                                                        GROUPED_NARROW_N, GROUPED_STREAM))
+                                                                        GROUPED_NARROW_N, GROUPED_STREAM,
+                                                                        CLUSTER_LARGE, CLUSTER_SMALL))
 
 
 # fp8 (scaled_mm): the bf16 tiles with K steps of the same 128 bytes (128 fp8 elements), so the ring holds the same
@@ -398,6 +416,26 @@ def decode_config(M: int, K: int) -> GemmConfig:
     if M <= 16 and K <= DECODE_SHORT_K_MAX_K:
         return DECODE_SHORT_K
     return DECODE[16 if M <= 16 else 32 if M <= 32 else 64]
+
+
+def off_sector_config(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: int, in_dtype: torch.dtype,
+                      out_dtype: torch.dtype) -> tuple[GemmConfig, str] | None:
+    """The cluster pair that replaces the heuristics' `cfg` for a weight read along K whose rows start off 32-byte
+    sectors (OFF_SECTOR_CLUSTERS' comment), with the reason; None to keep `cfg` (swap-AB decode tiles, which stream
+    the weight once and lose 2-7% there; 64-row decode tiles; shapes and dtypes a pair cannot take)."""
+    if not OFF_SECTOR_CLUSTERS or cfg.swap_ab or cfg.split_k > 1 or cfg.stream_k or cfg.consumers > 1:
+        return None
+    if cfg == SMALL:
+        pair = CLUSTER_SMALL
+    elif (cfg.block_m == 128 and cfg.block_k == 64 and M >= OFF_SECTOR_LARGE_MIN_M
+          and (cfg.block_n == 256 or batches * _cdiv(M, 128) * _cdiv(N, 256) >= num_sms)):
+        pair = CLUSTER_LARGE
+    else:
+        return None
+    if check_config(pair, in_dtype, out_dtype) is not None:
+        return None
+    return pair, (f"the weight's rows start off 32-byte sectors: {pair.name} (CTA pairs multicast each B box, which "
+                  f"such rows make slow to read) instead of {cfg.name}")
 
 
 def _cdiv(a: int, b: int) -> int:

@@ -51,7 +51,18 @@ def resolve_config(config: GemmConfig | None, a3: torch.Tensor, c3: torch.Tensor
     if cfg == heuristics.WIDE_160 and b3 is not None and not b_read_along_k(b3):
         cfg, why = heuristics.choose_config(batches, M, N, a3.shape[2], a3.dtype, c3.dtype, sms, b_kmajor=False)
         why += f"; B is N-major: not {heuristics.WIDE_160.name}"
+    if b3 is not None and weight_rows_off_sector(b3):
+        pair = heuristics.off_sector_config(cfg, batches, M, N, sms, a3.dtype, c3.dtype)
+        if pair is not None:
+            cfg, why = pair[0], f"{why}; {pair[1]}"
     return cfg, why
+
+
+def weight_rows_off_sector(b3: torch.Tensor) -> bool:
+    """Whether the kernel reads the (batch, K, N) operand B in place along K, with rows that start 16 bytes into a
+    32-byte sector (heuristics.off_sector_config)."""
+    g = tma.describe_any(b3, 1)
+    return g is not None and g.contiguous_dim == 1 and tma.off_sector(g, b3.element_size())
 
 
 def b_read_along_k(b3: torch.Tensor) -> bool:
