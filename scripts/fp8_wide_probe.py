@@ -3,23 +3,25 @@ config and with forced 128x192 fp8 tiles (K steps of 128 fp8 elements, 3 or 4 st
 torch._scaled_mm on the same operands and timed in alternating rounds against it (use_fast_accum=True).
 
     python scripts/fp8_wide_probe.py OUT.json [--rounds N] [--shapes MxNxK,...] [--scaling tensorwise|rowwise]
-                                      [--configs NAME,...]
+                                      [--configs NAME,...] [--rule-off]
 """
 from __future__ import annotations
 
 import argparse
 import json
 import statistics
+from unittest import mock
 
 import torch
 
 import warpgemm
+from warpgemm import heuristics
 from warpgemm.bench.fp8_bench import make_fp8_operands
 from warpgemm.bench.gemm_bench import environment
 from warpgemm.bench.timing import rounds_ms, warm_gpu
 from warpgemm.candidates import parse_config_list
 from warpgemm.config import GemmConfig
-from warpgemm.heuristics import choose_fp8_config
+from warpgemm.ops.scaled import plan, scale_mode
 from warpgemm.testing import rel_error
 
 SHAPES = ("3072x3072x3072,1536x1536x1536,3072x3072x1024,1024x2304x4096,6144x1536x4096,1280x6912x4096,"
@@ -35,12 +37,14 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--shapes", default=SHAPES)
     ap.add_argument("--scaling", default="tensorwise")
-    ap.add_argument("--configs", default="", help="comma-separated config names timed instead of the 128x192 ones")
+    ap.add_argument("--configs", default="",
+                    help="comma-separated config names timed instead of the 128x192 ones ('none': heuristics only)")
+    ap.add_argument("--rule-off", action="store_true",
+                    help="also the plan the heuristics make without the off-sector rule (forced: same launch)")
     args = ap.parse_args()
     if args.configs:
         VARIANTS.clear()
-        VARIANTS.update({"heuristics": None, **parse_config_list(args.configs)})
-    sms = torch.cuda.get_device_properties(0).multi_processor_count
+        VARIANTS.update({"heuristics": None, **(parse_config_list(args.configs) if args.configs != "none" else {})})
     result = {"environment": environment(), "scaling": args.scaling, "rows": []}
     warm_gpu(2.0)
     for shape in args.shapes.split(","):
@@ -49,15 +53,21 @@ def main():
         want = torch._scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16, use_fast_accum=True)
         fns = {"torch": lambda: torch._scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16, use_fast_accum=True)}
         errs = {}
-        for name, cfg in VARIANTS.items():
+        mode = scale_mode(sa, sb, M, N)
+        c = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
+        chosen = plan(a, b, c, mode, False, None).config.name
+        variants = dict(VARIANTS)
+        if args.rule_off:
+            with mock.patch.object(heuristics, "OFF_SECTOR_CLUSTERS", False):
+                variants["rule off"] = plan(a, b, c, mode, False, None).config
+        for name, cfg in variants.items():
             errs[name] = rel_error(warpgemm.scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16, config=cfg),
                                    want.float())
             fns[name] = (lambda cfg: (lambda: warpgemm.scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16,
                                                                  config=cfg)))(cfg)
         times = rounds_ms(fns, args.rounds, 80)
         med = {k: statistics.median(v) for k, v in times.items()}
-        chosen = choose_fp8_config(M, N, K, torch.bfloat16, sms, rowwise=args.scaling == "rowwise")[0].name
-        for k, cfg in VARIANTS.items():
+        for k, cfg in variants.items():
             row = {"shape": shape, "variant": k, "config": cfg.name if cfg else chosen, "ms": med[k],
                    "ms_torch": med["torch"], "ratio": med["torch"] / med[k], "rounds_ms": times[k],
                    "rel_diff_vs_torch": errs[k]}

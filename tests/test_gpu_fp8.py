@@ -190,3 +190,22 @@ def test_repeated_calls_with_new_tensors_and_misaligned_scales():
     big_b = torch.rand(1, N + 1, device=DEV, generator=g) + 0.25
     check(a, w.T, big_a[1:], big_b[:, 1:], what="scales at a 4-byte offset")
     check(a, w.T, sa, sb, what="aligned again")
+
+
+def test_weight_rows_off_sectors_take_cluster_pairs():
+    """fp8 rows of 16 mod 32 bytes: the heuristics take the cluster pairs (heuristics.off_sector_config), with both
+    scale modes and a bias, on ragged tile-rows."""
+    from warpgemm.heuristics import FP8_CLUSTER_LARGE, FP8_CLUSTER_SMALL
+    from warpgemm.ops.scaled import plan, scale_mode
+
+    g = torch.Generator(device=DEV).manual_seed(19)
+    for (M, N, K), pair in (((4096, 4096, 4112), FP8_CLUSTER_LARGE), ((1099, 8576, 1712), FP8_CLUSTER_LARGE),
+                            ((1000, 1008, 1008), FP8_CLUSTER_SMALL), ((3072, 3072, 3088), FP8_CLUSTER_LARGE)):
+        a, w = quantized(M, K, g), quantized(N, K, g)
+        bias = torch.randn(N, device=DEV, generator=g).to(BF)
+        for mode in ("tensorwise", "rowwise"):
+            sa, sb = scales_for(mode, M, N, g)
+            p = plan(a, w.T, torch.empty(M, N, device=DEV, dtype=BF), scale_mode(sa, sb, M, N), True, None)
+            if mode == "tensorwise" or pair.block_n < 256:
+                assert p.config == pair, (M, N, K, mode, p.reason)
+            check(a, w.T, sa, sb, bias, BF, None, f"{M}x{N}x{K} {mode}")

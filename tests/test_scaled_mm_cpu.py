@@ -239,3 +239,23 @@ def test_frozen_parameters_are_plain_operands():
     got = warpgemm.scaled_mm(a, w, sa, sb, bias, out_dtype=torch.float32)
     assert torch.equal(got, warpgemm.scaled_mm(a, b, sa, sb, bias.detach(), out_dtype=torch.float32))
     assert not got.requires_grad
+
+
+def test_fp8_weight_rows_off_sectors_take_cluster_pairs():
+    """fp8 weights whose rows are 16 mod 32 bytes take the cluster pair of the chosen tile, as bf16 ones do
+    (heuristics.off_sector_config); the 128x256 pair only with per-tensor scales (its unchunked store)."""
+    from warpgemm.heuristics import FP8_CLUSTER_LARGE, FP8_CLUSTER_SMALL
+    from warpgemm.ops.scaled import plan
+
+    def chosen(M, N, K, mode=TENSORWISE, out=BF):
+        a = torch.empty(M, K, dtype=E4, device="meta")
+        w = torch.empty(N, K, dtype=E4, device="meta")
+        return plan(a, w.T, torch.empty(M, N, dtype=out, device="meta"), mode, False, None)
+
+    p = chosen(4096, 4096, 4112)
+    assert p.config == FP8_CLUSTER_LARGE and "off 32-byte sectors" in p.reason, p.reason
+    assert chosen(1000, 1008, 1008).config == FP8_CLUSTER_SMALL
+    assert chosen(1000, 1008, 1008, ROWWISE).config == FP8_CLUSTER_SMALL
+    assert chosen(4096, 4096, 4112, ROWWISE).config.cluster_m == 1
+    assert chosen(4096, 4096, 4096).config.cluster_m == 1  # 4096-byte rows
+    assert chosen(16, 4096, 4112).config.cluster_m == 1  # decode tiles keep theirs

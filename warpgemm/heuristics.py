@@ -200,7 +200,8 @@ RAGGED_K_ROWS = LARGE_ONE_WAVE.replace(group_m=1)
 # 128x256 pair lost 4 of 7 (0.86-0.91x: a pair of tile-rows half empty, or 128x256 plans already good), so it starts
 # at OFF_SECTOR_LARGE_MIN_M rows. A second 23 held out: it lost 0.76-0.85x to 128x128 tiles on the 4 shapes whose
 # 128x256 tiles were under a wave (40-50 of them: half the SMs idle), so from narrower tiles it needs a wave
-# (results/2026-11-26-off-sector/).
+# (results/2026-11-26-off-sector/). The same rule for fp8 rows of 16 mod 32 bytes (K steps of 128 fp8 elements): on 7
+# such shapes 1.02-1.37x scaled_mm's previous plans (fp8_off_sector.json).
 OFF_SECTOR_LARGE_MIN_M = 512
 OFF_SECTOR_CLUSTERS = True
 CLUSTER_LARGE = GemmConfig(block_m=128, block_n=256, block_k=64, stages=3, consumer_warps=8, group_m=16, cluster_m=2)
@@ -249,8 +250,13 @@ FP8_WIDE = GemmConfig(block_m=128, block_n=WIDE_BLOCK_N, block_k=128, stages=4, 
 FP8_WIDE_160 = GemmConfig(block_m=128, block_n=160, block_k=128, stages=5, consumer_warps=8, group_m=8,
                           store_chunks=5)
 FP8_WIDE_160_MIN_K = 2048
+# The off-sector pairs (OFF_SECTOR_CLUSTERS) with fp8's 128-element K steps; the 128x256 one for per-tensor scales
+# only (its unchunked store, as FP8_LARGE's; scaled.plan).
+FP8_CLUSTER_LARGE = CLUSTER_LARGE.replace(block_k=128)
+FP8_CLUSTER_SMALL = CLUSTER_SMALL.replace(block_k=128)
 FP8_CONFIGS: tuple[GemmConfig, ...] = (FP8_LARGE, FP8_LARGE_TALL_BANDS, FP8_LARGE_ROWWISE, FP8_LARGE_ROWWISE_TALL_BANDS,
-                                       FP8_MEDIUM, FP8_SMALL, FP8_NARROW, FP8_WIDE, FP8_WIDE_160) \
+                                       FP8_MEDIUM, FP8_SMALL, FP8_NARROW, FP8_WIDE, FP8_WIDE_160, FP8_CLUSTER_LARGE,
+                                       FP8_CLUSTER_SMALL) \
     + tuple(FP8_DECODE.values())
 # 128x256 tiles that make 1-4 waves with a last wave under half full take 128x128 tiles instead (1024x14336x4096:
 # 3.4 waves, 0.90 -> 0.96x); the bf16 path splits such a tail off into a second launch instead.
@@ -423,13 +429,16 @@ def off_sector_config(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: in
     """The cluster pair that replaces the heuristics' `cfg` for a weight read along K whose rows start off 32-byte
     sectors (OFF_SECTOR_CLUSTERS' comment), with the reason; None to keep `cfg` (swap-AB decode tiles, which stream
     the weight once and lose 2-7% there; 64-row decode tiles; shapes and dtypes a pair cannot take)."""
-    if not OFF_SECTOR_CLUSTERS or cfg.swap_ab or cfg.split_k > 1 or cfg.stream_k or cfg.consumers > 1:
+    # The pairs' K steps are 128 bytes (64 bf16 / fp16 elements, 128 fp8), as are those of the tiles they replace.
+    step = 128 // in_dtype.itemsize
+    if (not OFF_SECTOR_CLUSTERS or cfg.swap_ab or cfg.split_k > 1 or cfg.stream_k or cfg.consumers > 1
+            or cfg.block_k != step):
         return None
-    if cfg == SMALL:
-        pair = CLUSTER_SMALL
-    elif (cfg.block_m == 128 and cfg.block_k == 64 and M >= OFF_SECTOR_LARGE_MIN_M
+    if cfg.block_m == 64 and cfg.block_n == 128:  # SMALL, FP8_SMALL
+        pair = CLUSTER_SMALL.replace(block_k=step)
+    elif (cfg.block_m == 128 and M >= OFF_SECTOR_LARGE_MIN_M
           and (cfg.block_n == 256 or batches * _cdiv(M, 128) * _cdiv(N, 256) >= num_sms)):
-        pair = CLUSTER_LARGE
+        pair = CLUSTER_LARGE.replace(block_k=step)
     else:
         return None
     if check_config(pair, in_dtype, out_dtype) is not None:

@@ -119,6 +119,11 @@ def plan(a: Tensor, b: Tensor, c: Tensor, mode: int, has_bias: bool, config: Gem
     # fp8 wgmma reads both operands K-major from shared memory: A row-major, B column-major (W.T of an (N, K) W).
     a_geom, a_copy = _geometry(a.unsqueeze(0), 2)
     b_geom, b_copy = _geometry(b.unsqueeze(0), 1)
+    if config is None and not b_copy and tma.off_sector(b_geom, 1):
+        # Rows of 16 mod 32 bytes (heuristics.off_sector_config); row-wise scales keep chunked 128x256 stores.
+        pair = heuristics.off_sector_config(cfg, 1, M, N, _env.sms_for(c.device), a.dtype, c.dtype)
+        if pair is not None and not (mode == ROWWISE and pair[0].block_n == 256):
+            cfg, why = pair[0], f"{why}; {pair[1]}"
     c_geom = tma.describe(c.unsqueeze(0), 2)
     c_staged = c_geom is None
     if c_staged:
