@@ -4,7 +4,8 @@ For each shape (B = W.T of an (N, K) weight; with --nn a (K, N) row-major B) the
 --configs forced, run on the operands as allocated and on the same logical tensors as views into rows padded to 128
 bytes (what TMA reads at full speed; the copy that would cost is not timed), timed against torch.matmul in alternating
 rounds and checked against an fp32 product. --split adds the heuristics with only A's and only B's rows padded,
---rule-off the heuristics without the off-sector cluster rule (heuristics.off_sector_config); --random N draws shapes.
+--rule-off the heuristics without the off-sector rules (cluster pairs, no 128x128 tiles alone); --random N draws shapes;
+--via-matmul times whole warpgemm.matmul calls (with any per-call copy a forced config needs).
 
     python scripts/off_sector_probe.py OUT.json [--shapes MxNxK,...] [--rounds R] [--nn] [--configs a,b]
 """
@@ -19,6 +20,7 @@ from unittest import mock
 
 import torch
 
+import warpgemm
 from warpgemm import heuristics
 from warpgemm.bench.gemm_bench import environment
 from warpgemm.bench.timing import rounds_ms, warm_gpu
@@ -39,10 +41,16 @@ def padded(rows, cols, src):
 
 
 def plan(a3, b3, c3, config=None, rule=True):
-    """The heuristics' plan (or `config`'s); rule=False: without heuristics.off_sector_config."""
+    """The heuristics' plan (or `config`'s); rule=False: without the off-sector rules (heuristics.off_sector_config's
+    cluster pairs and OFF_SECTOR_NO_MEDIUM)."""
     gemm_impl._PLANS.clear()
-    with mock.patch.object(heuristics, "OFF_SECTOR_CLUSTERS", rule):
-        return gemm_impl.plan_hopper(a3, b3, c3, None, config, may_tune=False)
+    heuristics.choose_config.cache_clear()
+    try:
+        with mock.patch.object(heuristics, "OFF_SECTOR_CLUSTERS", rule), \
+                mock.patch.object(heuristics, "OFF_SECTOR_NO_MEDIUM", rule):
+            return gemm_impl.plan_hopper(a3, b3, c3, None, config, may_tune=False)
+    finally:
+        heuristics.choose_config.cache_clear()
 
 
 def random_shapes(count, seed):
@@ -61,10 +69,14 @@ def main():
     ap.add_argument("--configs", default="", help="comma-separated config names, each forced on both layouts")
     ap.add_argument("--no-padded", action="store_true", help="only the operands as allocated")
     ap.add_argument("--split", action="store_true", help="also the heuristics with only A, only B padded")
-    ap.add_argument("--rule-off", action="store_true", help="also the heuristics without the off-sector rule")
+    ap.add_argument("--rule-off", action="store_true", help="also the heuristics without the off-sector rules")
     ap.add_argument("--random", type=int, default=0, help="this many random shapes (random_shapes) instead")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--via-matmul", action="store_true",
+                    help="time warpgemm.matmul(config=...) calls, so per-call copies count (not with --rule-off)")
     args = ap.parse_args()
+    if args.via_matmul and args.rule_off:
+        raise SystemExit("--via-matmul times cached plans: the rule cannot be switched off per call")
     configs = {"heuristics": None, **(parse_config_list(args.configs) if args.configs else {})}
     shapes = random_shapes(args.random, args.seed) if args.random else args.shapes.split(",")
     result = {"environment": environment(), "nn": args.nn, "rows": []}
@@ -88,16 +100,22 @@ def main():
         runs = [(cname + lname, cfg, x, y, True) for cname, cfg in configs.items() for lname, (x, y) in layouts.items()
                 if cfg is None or lname in ("", " padded")]
         if args.rule_off:
-            runs.append(("heuristics without the off-sector rule", None, a, b, False))
+            runs.append(("heuristics without the off-sector rules", None, a, b, False))
         for name, cfg, x, y, rule in runs:
             a3, b3, c3 = x.unsqueeze(0), y.unsqueeze(0), c.unsqueeze(0)
             p = plan(a3, b3, c3, cfg, rule)
             c.fill_(float("nan"))
-            p.launch.launch(a3, b3, c3, None)
+            if args.via_matmul:
+                warpgemm.matmul(x, y, out=c, config=cfg)
+            else:
+                p.launch.launch(a3, b3, c3, None)
             errs[name] = rel_error(c, ref)
             split = getattr(p.launch, "n1", 0)
             names[name] = p.config.name + (f"+{p.launch.tail.cfg.name}@{split}" if split else "")
-            fns[name] = (lambda p, a3, b3, c3: (lambda: p.launch.launch(a3, b3, c3, None)))(p, a3, b3, c3)
+            if args.via_matmul:
+                fns[name] = (lambda x, y, cfg: (lambda: warpgemm.matmul(x, y, out=c, config=cfg)))(x, y, cfg)
+            else:
+                fns[name] = (lambda p, a3, b3, c3: (lambda: p.launch.launch(a3, b3, c3, None)))(p, a3, b3, c3)
         times = rounds_ms(fns, args.rounds, 60)
         med = {k: statistics.median(v) for k, v in times.items()}
         for name in names:

@@ -215,3 +215,15 @@ def test_weight_rows_off_sectors_take_the_cluster_pair_of_the_chosen_tile():
     assert chosen(4096, 4096, 4104, out=torch.float32).config.cluster_m == 1
     assert chosen(1000, 1000, 1000, out=torch.float32).config == CLUSTER_SMALL
     assert chosen(1000, 1000, 1000, b=meta(1, 1000, 1000)).config == SMALL
+
+
+def test_rows_off_sectors_skip_128x128_tiles_alone_with_a_wave_of_128x256_ones():
+    """Operands whose rows start off 32-byte sectors make bytes dear: with a wave of 128x256 tiles the medium-alone
+    rule is skipped (heuristics.OFF_SECTOR_NO_MEDIUM), also where no cluster pair can follow (B read along N)."""
+    from warpgemm.heuristics import MEDIUM
+
+    nn = lambda M, N, K: plan(meta(1, M, K), meta(1, K, N), meta(1, M, N))  # noqa: E731
+    assert nn(1099, 8576, 1712).config == MEDIUM  # rows on sectors: the tile-count model's choice
+    p = nn(1099, 8568, 1704)
+    assert p.config.block_n == 256 and p.config.cluster_m == 1, p.config_reason
+    assert nn(512, 4104, 4104).config == MEDIUM  # 68 128x256 tiles: under a wave

@@ -203,6 +203,11 @@ RAGGED_K_ROWS = LARGE_ONE_WAVE.replace(group_m=1)
 # (results/2026-11-26-off-sector/). The same rule for fp8 rows of 16 mod 32 bytes (K steps of 128 fp8 elements): on 7
 # such shapes 1.02-1.37x scaled_mm's previous plans (fp8_off_sector.json).
 OFF_SECTOR_LARGE_MIN_M = 512
+# Such rows make every byte dear, and 128x128 tiles read 1.33x the bytes per FLOP of 128x256 ones: with a wave of
+# 128x256 tiles the medium-alone rule is skipped where any operand's rows are off sectors (choose_config). Where no
+# pair can follow (B read along N), 128x256 tiles ran 1.19-1.26x the 128x128 plan on 4 shapes and 0.97x on one under a
+# wave (nn_copy_pair.json).
+OFF_SECTOR_NO_MEDIUM = True
 OFF_SECTOR_CLUSTERS = True
 CLUSTER_LARGE = GemmConfig(block_m=128, block_n=256, block_k=64, stages=3, consumer_warps=8, group_m=16, cluster_m=2)
 CLUSTER_SMALL = GemmConfig(block_m=64, block_n=128, block_k=64, stages=8, consumer_warps=4, group_m=8, cluster_m=2)
@@ -453,9 +458,10 @@ def _cdiv(a: int, b: int) -> int:
 
 @functools.lru_cache(maxsize=4096)
 def choose_config(batches: int, M: int, N: int, K: int, in_dtype: torch.dtype, out_dtype: torch.dtype,
-                  num_sms: int, b_kmajor: bool = True) -> tuple[GemmConfig, str]:
+                  num_sms: int, b_kmajor: bool = True, rows_off_sector: bool = False) -> tuple[GemmConfig, str]:
     """The config for a (batches, M, N, K) problem and a short reason (for WARPGEMM_LOG / explain). b_kmajor: B is
-    read along K (an nn.Linear weight's W.T); False leaves out the tiles measured only on such a B (WIDE_160)."""
+    read along K (an nn.Linear weight's W.T); False leaves out the tiles measured only on such a B (WIDE_160).
+    rows_off_sector: an operand's rows start off 32-byte sectors (OFF_SECTOR_NO_MEDIUM)."""
     order, why = _large_or_other(batches, M, N, K, num_sms)
     if M >= 512 and order[0] in (LARGE, LARGE_ONE_WAVE, LARGE_TALL_BANDS):
         # Weighed against the 128x256 config that fits these dtypes (fp32 outputs: LARGE_FP32_OUT, never split).
@@ -467,7 +473,10 @@ def choose_config(batches: int, M: int, N: int, K: int, in_dtype: torch.dtype, o
                         if b_kmajor and check_config(WIDE_160, in_dtype, out_dtype) is None else float("inf"))
             medium = medium_tile_time(batches, M, N, num_sms)
             split = " with its column split" if n1 else ""
-            if medium <= min(large, wide, wide_160) and check_config(MEDIUM, in_dtype, out_dtype) is None:
+            dear_bytes = (rows_off_sector and OFF_SECTOR_NO_MEDIUM
+                          and batches * _cdiv(M, 128) * _cdiv(N, 256) >= num_sms)
+            if (medium <= min(large, wide, wide_160) and check_config(MEDIUM, in_dtype, out_dtype) is None
+                    and not dear_bytes):
                 why = (f"128x128 tiles: {medium:.2f} 128x256 wave-times against {large:.2f} for {plan.name}{split}"
                        f" and {min(wide, wide_160):.2f} for 128x{192 if wide <= wide_160 else 160} tiles")
                 order = (MEDIUM,) + order
