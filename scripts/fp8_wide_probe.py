@@ -8,6 +8,7 @@ torch._scaled_mm on the same operands and timed in alternating rounds against it
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import statistics
 from unittest import mock
@@ -39,8 +40,9 @@ def main():
     ap.add_argument("--scaling", default="tensorwise")
     ap.add_argument("--configs", default="",
                     help="comma-separated config names timed instead of the 128x192 ones ('none': heuristics only)")
-    ap.add_argument("--rule-off", action="store_true",
-                    help="also the plan the heuristics make without the off-sector rule (forced: same launch)")
+    ap.add_argument("--rule-off", nargs="?", const="OFF_SECTOR_CLUSTERS", default="",
+                    help="also the plan the heuristics make with these flags off (comma-separated; default the "
+                         "off-sector pairs; forced: same launch)")
     args = ap.parse_args()
     if args.configs:
         VARIANTS.clear()
@@ -58,7 +60,9 @@ def main():
         chosen = plan(a, b, c, mode, False, None).config.name
         variants = dict(VARIANTS)
         if args.rule_off:
-            with mock.patch.object(heuristics, "OFF_SECTOR_CLUSTERS", False):
+            with contextlib.ExitStack() as stack:
+                for flag in args.rule_off.split(","):
+                    stack.enter_context(mock.patch.object(heuristics, flag, False))
                 variants["rule off"] = plan(a, b, c, mode, False, None).config
         for name, cfg in variants.items():
             errs[name] = rel_error(warpgemm.scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16, config=cfg),

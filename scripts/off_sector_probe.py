@@ -12,6 +12,7 @@ rounds and checked against an fp32 product. --split adds the heuristics with onl
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import random
@@ -40,14 +41,18 @@ def padded(rows, cols, src):
     return view
 
 
-def plan(a3, b3, c3, config=None, rule=True):
-    """The heuristics' plan (or `config`'s); rule=False: without the off-sector rules (heuristics.off_sector_config's
-    cluster pairs and OFF_SECTOR_NO_MEDIUM)."""
+RULES = ("OFF_SECTOR_CLUSTERS", "OFF_SECTOR_NO_MEDIUM")
+
+
+def plan(a3, b3, c3, config=None, rule=True, rules=RULES):
+    """The heuristics' plan (or `config`'s); rule=False: with the heuristics' flags `rules` off (by default all the
+    off-sector rules: heuristics.off_sector_config's cluster pairs and OFF_SECTOR_NO_MEDIUM)."""
     gemm_impl._PLANS.clear()
     heuristics.choose_config.cache_clear()
     try:
-        with mock.patch.object(heuristics, "OFF_SECTOR_CLUSTERS", rule), \
-                mock.patch.object(heuristics, "OFF_SECTOR_NO_MEDIUM", rule):
+        with contextlib.ExitStack() as stack:
+            for flag in rules:
+                stack.enter_context(mock.patch.object(heuristics, flag, rule))
             return gemm_impl.plan_hopper(a3, b3, c3, None, config, may_tune=False)
     finally:
         heuristics.choose_config.cache_clear()
@@ -69,7 +74,8 @@ def main():
     ap.add_argument("--configs", default="", help="comma-separated config names, each forced on both layouts")
     ap.add_argument("--no-padded", action="store_true", help="only the operands as allocated")
     ap.add_argument("--split", action="store_true", help="also the heuristics with only A, only B padded")
-    ap.add_argument("--rule-off", action="store_true", help="also the heuristics without the off-sector rules")
+    ap.add_argument("--rule-off", nargs="?", const=",".join(RULES), default="",
+                    help="also the heuristics with these flags off (comma-separated; default all off-sector rules)")
     ap.add_argument("--random", type=int, default=0, help="this many random shapes (random_shapes) instead")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--via-matmul", action="store_true",
@@ -101,9 +107,10 @@ def main():
                 if cfg is None or lname in ("", " padded")]
         if args.rule_off:
             runs.append(("heuristics without the off-sector rules", None, a, b, False))
+        rules = args.rule_off.split(",") if args.rule_off else RULES
         for name, cfg, x, y, rule in runs:
             a3, b3, c3 = x.unsqueeze(0), y.unsqueeze(0), c.unsqueeze(0)
-            p = plan(a3, b3, c3, cfg, rule)
+            p = plan(a3, b3, c3, cfg, rule, rules)
             c.fill_(float("nan"))
             if args.via_matmul:
                 warpgemm.matmul(x, y, out=c, config=cfg)

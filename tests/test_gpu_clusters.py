@@ -74,12 +74,13 @@ def test_heuristics_take_cluster_pairs_for_weight_rows_off_sectors():
     """A weight read along K whose rows start 16 bytes into a 32-byte sector (K = 8 mod 16) takes the pair of the
     chosen tile (heuristics.off_sector_config): the scan's slowest shapes, both pairs, ragged tile-rows and columns,
     batched with bias, fp16, fp32 out, and a graph replay and two streams bitwise equal to the first call."""
-    from warpgemm.heuristics import CLUSTER_LARGE, CLUSTER_SMALL
+    from warpgemm.heuristics import CLUSTER_LARGE, CLUSTER_MEDIUM, CLUSTER_SMALL
 
     g = torch.Generator(device=DEV).manual_seed(44)
     for (m, n, k), pair in (((1099, 8568, 1704), CLUSTER_LARGE), ((1682, 10688, 1752), CLUSTER_LARGE),
                             ((4096, 4096, 4104), CLUSTER_LARGE), ((1000, 1000, 1000), CLUSTER_SMALL),
-                            ((119, 20968, 5512), CLUSTER_SMALL), ((3102, 1184, 1368), CLUSTER_LARGE)):
+                            ((119, 20968, 5512), CLUSTER_SMALL), ((3102, 1184, 1368), CLUSTER_LARGE),
+                            ((1208, 1048, 2632), CLUSTER_MEDIUM), ((147, 6288, 4888), CLUSTER_MEDIUM)):
         a, w = rand(m, k, g=g), rand(n, k, g=g)
         plan = warpgemm.explain(a, w.T)
         assert f"config={pair.name}" in plan and "off 32-byte sectors" in plan, plan

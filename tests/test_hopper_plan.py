@@ -215,6 +215,12 @@ def test_weight_rows_off_sectors_take_the_cluster_pair_of_the_chosen_tile():
     assert chosen(4096, 4096, 4104, out=torch.float32).config.cluster_m == 1
     assert chosen(1000, 1000, 1000, out=torch.float32).config == CLUSTER_SMALL
     assert chosen(1000, 1000, 1000, b=meta(1, 1000, 1000)).config == SMALL
+    # 128x128 tiles that stay take their own pair, unless its idle tile-row (odd row count) adds a wave.
+    from warpgemm.heuristics import CLUSTER_MEDIUM, MEDIUM
+
+    assert chosen(1208, 1048, 2632).config == CLUSTER_MEDIUM  # 50 128x256 tiles: under a wave
+    assert chosen(449, 3808, 2008).config == CLUSTER_MEDIUM
+    assert chosen(356, 4864, 7656).config == MEDIUM  # 114 tiles in one wave; 152 paired CTAs in two
 
 
 def test_rows_off_sectors_skip_128x128_tiles_alone_with_a_wave_of_128x256_ones():

@@ -259,3 +259,4 @@ def test_fp8_weight_rows_off_sectors_take_cluster_pairs():
     assert chosen(4096, 4096, 4112, ROWWISE).config.cluster_m == 1
     assert chosen(4096, 4096, 4096).config.cluster_m == 1  # 4096-byte rows
     assert chosen(16, 4096, 4112).config.cluster_m == 1  # decode tiles keep theirs
+    assert chosen(486, 2144, 2352).config.cluster_m == 1  # 128x128 pairs: 16-bit inputs only (measured)
