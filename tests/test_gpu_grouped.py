@@ -57,7 +57,8 @@ def test_tokens_by_expert_ragged_and_empty_groups(b_kmajor):
 
 
 # Two-part widths (128x192, 128x160) are dense-only (grouped_mm refuses them: test_gpu_wide.py).
-GROUPED_CONFIGS = [c for c in SHIPPED_CONFIGS if not is_two_part(c.block_n)]
+# grouped_mm refuses two-part widths and cluster pairs by name (test_ragged_k_forced_configs_it_cannot_run_are_refused).
+GROUPED_CONFIGS = [c for c in SHIPPED_CONFIGS if not is_two_part(c.block_n) and c.cluster_m == 1]
 
 
 @pytest.mark.parametrize("cfg", [c for c in GROUPED_CONFIGS if not c.stream_k], ids=lambda c: c.name)
@@ -500,8 +501,8 @@ def test_ragged_k_forced_configs_it_cannot_run_are_refused():
     offs = offsets([50, 50])
     for cfg in SHIPPED_CONFIGS:
         if forced_config_problem(cfg) is not None:
-            # grouped_mm's own refusal of two-part widths (every form) comes first.
-            with pytest.raises(ValueError, match="2-D x 2-D form|in powers of two"):
+            # grouped_mm's own refusals of two-part widths and cluster pairs (every form) come first.
+            with pytest.raises(ValueError, match="2-D x 2-D form|in powers of two|cluster_m must be 1"):
                 warpgemm.grouped_mm(x.t(), dy, offs, config=cfg)
 
 
