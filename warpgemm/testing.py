@@ -138,3 +138,24 @@ def check_repeatable(a: torch.Tensor, b: torch.Tensor, config=None) -> None:
     graph.replay()
     torch.cuda.synchronize()
     assert torch.equal(out, first), "the graph replay differs"
+
+
+def padded_rows(src: torch.Tensor, multiple: int = 64) -> torch.Tensor:
+    """A 2-D view with src's values whose rows start `multiple` elements apart at least (128 bytes for 16-bit data:
+    what TMA reads at full speed; the probes set it against the same tensor as allocated)."""
+    rows, cols = src.shape
+    view = torch.empty(rows, -(-cols // multiple) * multiple, device=src.device, dtype=src.dtype)[:, :cols]
+    view.copy_(src)
+    return view
+
+
+def write_probe_result(path: str, result: dict, max_error: float = 1e-2) -> None:
+    """Write a probe's result as JSON, then fail (SystemExit) if any row's rel_error is not below max_error: a
+    timing is only kept with the correctness check it came with."""
+    import json
+
+    with open(path, "w") as f:
+        json.dump(result, f, indent=1)
+    bad = [(r.get("shape"), r.get("variant")) for r in result["rows"] if not r["rel_error"] < max_error]
+    if bad:
+        raise SystemExit(f"{len(bad)} results wrong: {bad}")
