@@ -209,3 +209,5 @@ def test_weight_rows_off_sectors_take_cluster_pairs():
             if mode == "tensorwise" or pair.block_n < 256:
                 assert p.config == pair, (M, N, K, mode, p.reason)
             check(a, w.T, sa, sb, bias, BF, None, f"{M}x{N}x{K} {mode}")
+            if pair.block_n < 256:  # the 64x128 pair is also taken for fp32 outputs
+                check(a, w.T, sa, sb, None, F32, None, f"{M}x{N}x{K} {mode} fp32 out")

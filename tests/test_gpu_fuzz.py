@@ -171,7 +171,8 @@ def test_grouped_mm_fuzz(case):
     b = _operand(rng, k, n, dtype, "col" if b_kmajor else "row", (groups, ))
     out_dtype = torch.float32 if rng.random() < 0.25 else dtype
     config = _forced_config(rng, dtype, out_dtype)
-    if config is not None and (config.split_k > 1 or config.stream_k or config.store_chunks > 1 or config.cluster_m > 1):
+    if config is not None and (config.split_k > 1 or config.stream_k or config.store_chunks > 1
+                               or config.cluster_m > 1):
         config = None  # grouped_mm refuses these up front (tested in test_gpu_grouped)
     what = (f"G={groups} sizes={sizes[:8]}{'...' if groups > 8 else ''} T={t} K={k} N={n} b_kmajor={b_kmajor} "
             f"a_stride={a.stride()} {dtype} -> {out_dtype} config={config and config.name}")

@@ -221,6 +221,9 @@ def test_weight_rows_off_sectors_take_the_cluster_pair_of_the_chosen_tile():
     assert chosen(1208, 1048, 2632).config == CLUSTER_MEDIUM  # 50 128x256 tiles: under a wave
     assert chosen(449, 3808, 2008).config == CLUSTER_MEDIUM
     assert chosen(356, 4864, 7656).config == MEDIUM  # 114 tiles in one wave; 152 paired CTAs in two
+    # Batched products (a weight per batch): no pair, no rule change (none was measured there).
+    p = plan(meta(2, 344, 1000), meta(2, 2816, 1000).transpose(1, 2), meta(2, 344, 2816))
+    assert p.config.cluster_m == 1, p.config_reason
 
 
 def test_rows_off_sectors_skip_128x128_tiles_alone_with_a_wave_of_128x256_ones():

@@ -176,8 +176,13 @@ def test_fp8_config_compiles_clean(cfg, scale, tmp_path):
 
 @pytest.mark.sm90_compile
 def test_fp8_fp32_output_configs_compile_clean(tmp_path):
-    for M, rowwise in ((16, True), (128, True), (512, True), (4096, True), (4096, False)):
-        cfg, _ = choose_fp8_config(M, 8192, 8192, torch.float32, 132, rowwise=rowwise)
+    from warpgemm.heuristics import FP8_CLUSTER_SMALL
+
+    cases = [(choose_fp8_config(M, 8192, 8192, torch.float32, 132, rowwise=rowwise)[0], rowwise)
+             for M, rowwise in ((16, True), (128, True), (512, True), (4096, True), (4096, False))]
+    # The off-sector pair the heuristics take with fp32 outputs too (heuristics.off_sector_config).
+    cases += [(FP8_CLUSTER_SMALL, True), (FP8_CLUSTER_SMALL, False)]
+    for cfg, rowwise in cases:
         _, r = _compiled(cfg, ROWWISE if rowwise else TENSORWISE, torch.float32, tmp_path)
         assert r.stack_bytes == 0 and r.local_bytes == 0 and r.shared_bytes <= SMEM_LIMIT, (cfg.name, r)
 

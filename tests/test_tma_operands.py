@@ -90,8 +90,8 @@ def test_padded_copy_geometry_matches_for_column_major():
 
 
 def test_off_sector_rows_are_the_odd_multiples_of_16_bytes():
-    """bf16 rows of K = 8 mod 16 elements start 16 bytes into a 32-byte sector every other row (the GEMM reads such
-    operands with cp.async); a unit dimension's stride is never stepped over."""
+    """bf16 rows of K = 8 mod 16 elements start 16 bytes into a 32-byte sector every other row (the heuristics give
+    such operands cluster pairs); a unit dimension's stride is never stepped over."""
     geom = lambda x: tma.describe(x, 2)
     assert tma.off_sector(geom(rnd(1, 4, 1000)), 2)
     assert not tma.off_sector(geom(rnd(1, 4, 1008)), 2)

@@ -192,8 +192,9 @@ GROUPED_STREAM = GemmConfig(block_m=128, block_n=256, block_k=128, stages=2, con
 RAGGED_K_ROWS = LARGE_ONE_WAVE.replace(group_m=1)
 
 # A weight whose rows start 16 bytes into a 32-byte sector (16-bit inputs with K = 8 mod 16: 1000, 1704, 4104): TMA
-# reads such rows at 1.25-1.7x the cost, most of it on B, the larger box (results/2026-11-26-cp-async/: padding only
-# B's rows recovers most of it; cp.async copies were slower still, and cuBLAS runs 2-CTA clusters there). A pair of
+# reads such rows at 1.25-1.7x the cost, most of it on B, the larger box (results/2026-11-26-off-sector/
+# off_sector_clusters.json: padding only B's rows recovers most of it; cp.async copies were slower still:
+# results/2026-11-26-cp-async/; and cuBLAS runs 2-CTA clusters there). A pair of
 # CTAs that multicasts B reads each B box once for two tiles: the 128x256 pair ran 1.05-1.62x the heuristics' 128-row
 # tiles on 7 such shapes, the 64x128 pair 1.15-1.18x SMALL on 2 (off_sector_config). Held out, 24 random shapes:
 # from 512 rows the 128x256 pair 1.00-1.42x (geomean 1.14, 10 shapes), the 64x128 pair 1.04-1.19x; at 135-447 rows the
@@ -204,9 +205,9 @@ RAGGED_K_ROWS = LARGE_ONE_WAVE.replace(group_m=1)
 # such shapes 1.02-1.37x scaled_mm's previous plans (fp8_off_sector.json).
 OFF_SECTOR_LARGE_MIN_M = 512
 # Such rows make every byte dear, and 128x128 tiles read 1.33x the bytes per FLOP of 128x256 ones: with a wave of
-# 128x256 tiles the medium-alone rule is skipped where any operand's rows are off sectors (choose_config). Where no
-# pair can follow (B read along N), 128x256 tiles ran 1.19-1.26x the 128x128 plan on 4 shapes and 0.97x on one under a
-# wave (nn_copy_pair.json).
+# 128x256 tiles the medium-alone rule is skipped where any operand's rows are off sectors (choose_config; unbatched
+# products, the ones measured). Where no pair can follow (B read along N), 128x256 tiles ran 1.19-1.26x the 128x128
+# plan on 4 shapes and 0.97x on one under a wave (nn_copy_pair.json).
 OFF_SECTOR_NO_MEDIUM = True
 OFF_SECTOR_CLUSTERS = True
 CLUSTER_LARGE = GemmConfig(block_m=128, block_n=256, block_k=64, stages=3, consumer_warps=8, group_m=16, cluster_m=2)
@@ -441,20 +442,21 @@ def off_sector_config(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: in
                       out_dtype: torch.dtype) -> tuple[GemmConfig, str] | None:
     """The cluster pair that replaces the heuristics' `cfg` for a weight read along K whose rows start off 32-byte
     sectors (OFF_SECTOR_CLUSTERS' comment), with the reason; None to keep `cfg` (swap-AB decode tiles, which stream
-    the weight once and lose 2-7% there; 64-row decode tiles; shapes and dtypes a pair cannot take)."""
+    the weight once and lose 2-7% there; 64-row decode tiles; shapes and dtypes a pair cannot take; batched products,
+    on which no rule was measured). ops/gemm_impl.resolve_config and ops/scaled.plan apply it after choose_config."""
     # The pairs' K steps are 128 bytes (64 bf16 / fp16 elements, 128 fp8), as are those of the tiles they replace.
-    step = 128 // in_dtype.itemsize
-    if (not OFF_SECTOR_CLUSTERS or cfg.swap_ab or cfg.split_k > 1 or cfg.stream_k or cfg.consumers > 1
-            or cfg.block_k != step):
+    fp8 = in_dtype.itemsize == 1
+    if (not OFF_SECTOR_CLUSTERS or batches != 1 or cfg.swap_ab or cfg.split_k > 1 or cfg.stream_k
+            or cfg.consumers > 1 or cfg.block_k != 128 // in_dtype.itemsize):
         return None
+    rows, tiles_n = _cdiv(M, 128), _cdiv(N, 128)
     if cfg.block_m == 64 and cfg.block_n == 128:  # SMALL, FP8_SMALL
-        pair = CLUSTER_SMALL.replace(block_k=step)
+        pair = FP8_CLUSTER_SMALL if fp8 else CLUSTER_SMALL
     elif (cfg.block_m == 128 and M >= OFF_SECTOR_LARGE_MIN_M
-          and (cfg.block_n == 256 or batches * _cdiv(M, 128) * _cdiv(N, 256) >= num_sms)):
-        pair = CLUSTER_LARGE.replace(block_k=step)
-    elif (OFF_SECTOR_MEDIUM_PAIR and cfg.block_m == 128 and cfg.block_n == 128 and M > 128 and in_dtype.itemsize == 2
-          and _cdiv(2 * _cdiv(batches * _cdiv(M, 128), 2) * _cdiv(N, 128), num_sms)
-          <= _cdiv(batches * _cdiv(M, 128) * _cdiv(N, 128), num_sms)):
+          and (cfg.block_n == 256 or rows * _cdiv(N, 256) >= num_sms)):
+        pair = FP8_CLUSTER_LARGE if fp8 else CLUSTER_LARGE
+    elif (OFF_SECTOR_MEDIUM_PAIR and not fp8 and cfg.block_m == 128 and cfg.block_n == 128 and rows > 1
+          and _cdiv(2 * _cdiv(rows, 2) * tiles_n, num_sms) <= _cdiv(rows * tiles_n, num_sms)):
         # A pair covers two tile-rows: an odd count adds a row of idle CTAs, which must not add a wave.
         pair = CLUSTER_MEDIUM
     else:
@@ -474,7 +476,8 @@ def choose_config(batches: int, M: int, N: int, K: int, in_dtype: torch.dtype, o
                   num_sms: int, b_kmajor: bool = True, rows_off_sector: bool = False) -> tuple[GemmConfig, str]:
     """The config for a (batches, M, N, K) problem and a short reason (for WARPGEMM_LOG / explain). b_kmajor: B is
     read along K (an nn.Linear weight's W.T); False leaves out the tiles measured only on such a B (WIDE_160).
-    rows_off_sector: an operand's rows start off 32-byte sectors (OFF_SECTOR_NO_MEDIUM)."""
+    rows_off_sector: an operand's rows start off 32-byte sectors (OFF_SECTOR_NO_MEDIUM). The cluster pairs for such
+    rows (off_sector_config) are applied afterwards, where the operands' layout is known (ops/gemm_impl.py)."""
     order, why = _large_or_other(batches, M, N, K, num_sms)
     if M >= 512 and order[0] in (LARGE, LARGE_ONE_WAVE, LARGE_TALL_BANDS):
         # Weighed against the 128x256 config that fits these dtypes (fp32 outputs: LARGE_FP32_OUT, never split).
@@ -486,8 +489,8 @@ def choose_config(batches: int, M: int, N: int, K: int, in_dtype: torch.dtype, o
                         if b_kmajor and check_config(WIDE_160, in_dtype, out_dtype) is None else float("inf"))
             medium = medium_tile_time(batches, M, N, num_sms)
             split = " with its column split" if n1 else ""
-            dear_bytes = (rows_off_sector and OFF_SECTOR_NO_MEDIUM
-                          and batches * _cdiv(M, 128) * _cdiv(N, 256) >= num_sms)
+            dear_bytes = (rows_off_sector and OFF_SECTOR_NO_MEDIUM and batches == 1
+                          and _cdiv(M, 128) * _cdiv(N, 256) >= num_sms)
             if (medium <= min(large, wide, wide_160) and check_config(MEDIUM, in_dtype, out_dtype) is None
                     and not dear_bytes):
                 why = (f"128x128 tiles: {medium:.2f} 128x256 wave-times against {large:.2f} for {plan.name}{split}"

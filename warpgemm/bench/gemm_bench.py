@@ -8,8 +8,7 @@ from pathlib import Path
 
 import torch
 
-from .. import __version__, _env, tuning
-from ..heuristics import TAIL, choose_config, tail_split_columns
+from .. import __version__, tuning
 from ..testing import rel_error
 from .suites import GEMM_SUITES, GemmCase
 from .timing import alternate, geomean, warm_gpu
@@ -27,6 +26,19 @@ def make_weight(case: GemmCase, dtype: torch.dtype, layout: str) -> torch.Tensor
     if layout == "nn":
         return torch.randn(case.K, case.N, device="cuda", dtype=dtype)
     raise ValueError(f"layout must be one of {sorted(LAYOUTS)}, got {layout!r}")
+
+
+def plan_name(a: torch.Tensor, b: torch.Tensor) -> str:
+    """The config warpgemm.matmul(a, b) runs (the plan's, with everything the heuristics weigh: layouts, row
+    alignment, the tuning cache), and a column split's tail launch."""
+    from ..ops import gemm_impl
+
+    c = torch.empty(1, a.shape[0], b.shape[1], dtype=a.dtype, device=a.device)  # the device's SM count
+    p = gemm_impl.plan_hopper(a.unsqueeze(0), b.unsqueeze(0), c, None, None, may_tune=False)
+    if not hasattr(p, "config"):
+        return "gemv"
+    tail = getattr(p.launch, "tail", None)
+    return p.config.name + (f"+{tail.cfg.block_m}x{tail.cfg.block_n}@{p.launch.n1}" if tail is not None else "")
 
 
 def make_operands(case: GemmCase, dtype: torch.dtype, layout: str):
@@ -109,10 +121,7 @@ def run_gemm_suite(suite: str = "dense", dtype: str = "bf16", layout: str = "nt"
             del bs
         else:
             t = alternate(ours, baseline, rounds=rounds)
-        sms = _env.num_sms(torch.cuda.current_device())
-        cfg, why = choose_config(1, case.M, case.N, case.K, torch_dtype, torch_dtype, sms, b_kmajor=layout == "nt")
-        n1 = tail_split_columns(1, case.M, case.N, case.K, cfg, sms)
-        name = cfg.name + (f"+{TAIL.block_m}x{TAIL.block_n}@{n1}" if n1 else "")  # the column split's tail launch
+        name = plan_name(a, b)
         row = {
             "shape": case.label, "M": case.M, "N": case.N, "K": case.K,
             "config": "cuBLAS (calibration)" if calibrate else name,

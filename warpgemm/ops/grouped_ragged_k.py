@@ -86,7 +86,7 @@ def ragged_view(x: torch.Tensor, block_k: int, contiguous_dim: int) -> TmaGeomet
 
 def _token_outer(x: torch.Tensor) -> torch.Tensor:
     """x (T, X) itself when TMA can read it token by token (X contiguous, 16-byte pitch and base), else a copy
-    whose rows are padded to 16 bytes."""
+    whose rows are padded to whole 32-byte sectors (tma_operands.padded_geometry)."""
     if describe(x.unsqueeze(0), 2) is not None:
         return x
     geom = padded_geometry((1, *x.shape), x.element_size(), 2)

@@ -89,7 +89,7 @@ def reference(a, b, scale_a, scale_b, bias, out_dtype) -> Tensor:
 class ScaledPlan(NamedTuple):
     config: GemmConfig
     reason: str
-    a_copy: bool  # a copied into a K-major, 16-byte pitched buffer
+    a_copy: bool  # a copied into a K-major buffer of 32-byte-sector rows (tma_operands.padded_copy)
     b_copy: bool
     c_staged: bool
     launch: object  # kernels.hopper.gemm.GemmLaunch
@@ -119,7 +119,7 @@ def plan(a: Tensor, b: Tensor, c: Tensor, mode: int, has_bias: bool, config: Gem
     # fp8 wgmma reads both operands K-major from shared memory: A row-major, B column-major (W.T of an (N, K) W).
     a_geom, a_copy = _geometry(a.unsqueeze(0), 2)
     b_geom, b_copy = _geometry(b.unsqueeze(0), 1)
-    if config is None and not b_copy and tma.off_sector(b_geom, 1):
+    if config is None and not b_copy and tma.off_sector(b_geom, b.element_size()):
         # Rows of 16 mod 32 bytes (heuristics.off_sector_config); row-wise scales keep chunked 128x256 stores.
         pair = heuristics.off_sector_config(cfg, 1, M, N, _env.sms_for(c.device), a.dtype, c.dtype)
         if pair is not None and not (mode == ROWWISE and pair[0].block_n == 256):

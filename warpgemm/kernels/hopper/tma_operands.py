@@ -4,7 +4,7 @@ A TMA descriptor needs a 16-byte aligned base, a contiguous innermost dimension 
 positive multiple of 16 bytes (device descriptors do not check this and silently read the wrong bytes, so it is
 checked here, before anything is built). A dimension of size 1 is never stepped over, so its stride is free:
 it is replaced by a legal one, which lets a (1, K) row, a single batch or an (M, 1) column go through untouched.
-Anything else is copied into a padded buffer whose rows are 16-byte multiples.
+Anything else is copied into a padded buffer whose rows are whole 32-byte sectors (COPY_ROW_BYTES).
 
 Geometry depends only on shapes, strides, itemsize and base alignment, so callers can cache it per call
 signature and pair it with each call's tensors.
@@ -72,7 +72,9 @@ COPY_ROW_BYTES = 32
 
 def off_sector(g: TmaGeometry, itemsize: int) -> bool:
     """Whether some row (or batch) of the operand starts 16 bytes into a 32-byte sector (its stride is an odd
-    multiple of 16 bytes). TMA reads such rows slowly; the GEMM reads them with cp.async (async_loads.py)."""
+    multiple of 16 bytes): TMA reads such rows 1.25-1.7x slower, so the heuristics weigh them (heuristics.py,
+    OFF_SECTOR_CLUSTERS). Strides only: a view whose base alone sits off a sector is not seen (the plan keys record
+    16-byte alignment only)."""
     nb, outer, _ = g.shape
     return (outer > 1 and g.strides[1] * itemsize % 32 != 0) or (nb > 1 and g.strides[0] * itemsize % 32 != 0)
 
@@ -102,7 +104,7 @@ def padded_copy(x: torch.Tensor, contiguous_dim: int) -> torch.Tensor:
 
 
 def output_buffer(shape: tuple[int, int, int], dtype: torch.dtype, device: torch.device) -> torch.Tensor:
-    """A row-major output the TMA store can write: padded rows when N * itemsize is not a multiple of 16.
+    """A row-major output the TMA store can write: rows padded to whole 32-byte sectors when N * itemsize is not.
 
     Returns the logical (batch, M, N) view; the caller copies it out when it is not the user's tensor.
     """
