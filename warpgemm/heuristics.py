@@ -29,7 +29,8 @@ The rules are few and each rests on `warpgemm bench sweep` runs (notes/perf.md, 
   (kernels/gemv.py, kernels/gemv_rows.py), thousands of short programs the hardware balances over the SMs
   (`gemv_reason`).
 - A weight read along K whose rows start 16 bytes into a 32-byte sector (K = 8 mod 16): the 2-CTA cluster form of
-  the chosen 128-row or 64x128 tile, which multicasts B (`off_sector_config`).
+  the chosen 128-row or 64x128 tile, which multicasts B (`off_sector_config`); with such rows in any operand, no
+  128x128 tiles alone where 128x256 ones make a wave (`OFF_SECTOR_NO_MEDIUM`). Unbatched products.
 - A last wave that fills few SMs: when the 128x256 tiles come to w full waves plus a small remainder, the
   rightmost columns can go to a second launch with 128x128 tiles (half the time per tile), so the tail wave ends
   sooner (`tail_split_columns`; the plan in ops/gemm_impl.py applies it). The second launch's cost grows at K <= 2048
@@ -194,9 +195,8 @@ RAGGED_K_ROWS = LARGE_ONE_WAVE.replace(group_m=1)
 # A weight whose rows start 16 bytes into a 32-byte sector (16-bit inputs with K = 8 mod 16: 1000, 1704, 4104): TMA
 # reads such rows at 1.25-1.7x the cost, most of it on B, the larger box (results/2026-11-26-off-sector/
 # off_sector_clusters.json: padding only B's rows recovers most of it; cp.async copies were slower still:
-# results/2026-11-26-cp-async/; and cuBLAS runs 2-CTA clusters there). A pair of
-# CTAs that multicasts B reads each B box once for two tiles: the 128x256 pair ran 1.05-1.62x the heuristics' 128-row
-# tiles on 7 such shapes, the 64x128 pair 1.15-1.18x SMALL on 2 (off_sector_config). Held out, 24 random shapes:
+# results/2026-11-26-cp-async/; and cuBLAS runs 2-CTA clusters there). A pair of CTAs that multicasts B reads each B
+# box once for two tiles: the 128x256 pair ran 1.05-1.62x the heuristics' 128-row tiles on 7 such shapes, the 64x128 pair 1.15-1.18x SMALL on 2 (off_sector_config). Held out, 24 random shapes:
 # from 512 rows the 128x256 pair 1.00-1.42x (geomean 1.14, 10 shapes), the 64x128 pair 1.04-1.19x; at 135-447 rows the
 # 128x256 pair lost 4 of 7 (0.86-0.91x: a pair of tile-rows half empty, or 128x256 plans already good), so it starts
 # at OFF_SECTOR_LARGE_MIN_M rows. A second 23 held out: it lost 0.76-0.85x to 128x128 tiles on the 4 shapes whose
