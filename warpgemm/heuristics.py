@@ -193,16 +193,17 @@ GROUPED_STREAM = GemmConfig(block_m=128, block_n=256, block_k=128, stages=2, con
 RAGGED_K_ROWS = LARGE_ONE_WAVE.replace(group_m=1)
 
 # A weight whose rows start 16 bytes into a 32-byte sector (16-bit inputs with K = 8 mod 16: 1000, 1704, 4104): TMA
-# reads such rows at 1.25-1.7x the cost, most of it on B, the larger box (results/2026-11-26-off-sector/
-# off_sector_clusters.json: padding only B's rows recovers most of it; cp.async copies were slower still:
-# results/2026-11-26-cp-async/; and cuBLAS runs 2-CTA clusters there). A pair of CTAs that multicasts B reads each B
-# box once for two tiles: the 128x256 pair ran 1.05-1.62x the heuristics' 128-row tiles on 7 such shapes, the 64x128
-# pair 1.15-1.18x SMALL on 2 (off_sector_config). Held out, 24 random shapes: from 512 rows the 128x256 pair 1.00-1.42x (geomean 1.14, 10 shapes), the 64x128 pair 1.04-1.19x; at 135-447 rows the
-# 128x256 pair lost 4 of 7 (0.86-0.91x: a pair of tile-rows half empty, or 128x256 plans already good), so it starts
-# at OFF_SECTOR_LARGE_MIN_M rows. A second 23 held out: it lost 0.76-0.85x to 128x128 tiles on the 4 shapes whose
-# 128x256 tiles were under a wave (40-50 of them: half the SMs idle), so from narrower tiles it needs a wave
-# (results/2026-11-26-off-sector/). The same rule for fp8 rows of 16 mod 32 bytes (K steps of 128 fp8 elements): on 7
-# such shapes 1.02-1.37x scaled_mm's previous plans (fp8_off_sector.json).
+# reads such rows at 1.25-1.7x the cost, most of it on B, the larger box
+# (results/2026-11-26-off-sector/off_sector_clusters.json: padding only B's rows recovers most of it; cp.async copies
+# were slower still: results/2026-11-26-cp-async/; and cuBLAS runs 2-CTA clusters there). A pair of CTAs that multicasts
+# B reads each B box once for two tiles: the 128x256 pair ran 1.05-1.62x the heuristics' 128-row tiles on 7 such shapes,
+# the 64x128 pair 1.15-1.18x SMALL on 2 (off_sector_config). Held out, 24 random shapes: from 512 rows the 128x256 pair
+# 1.00-1.42x (geomean 1.14, 10 shapes), the 64x128 pair 1.04-1.19x; at 135-447 rows the 128x256 pair lost 4 of 7
+# (0.86-0.91x: a pair of tile-rows half empty, or 128x256 plans already good), so it starts at OFF_SECTOR_LARGE_MIN_M
+# rows. A second 23 held out: it lost 0.76-0.85x to 128x128 tiles on the 4 shapes whose 128x256 tiles were under a wave
+# (40-50 of them: half the SMs idle), so from narrower tiles it needs a wave (results/2026-11-26-off-sector/). The same
+# rule for fp8 rows of 16 mod 32 bytes (K steps of 128 fp8 elements): on 7 such shapes 1.02-1.37x scaled_mm's previous
+# plans (fp8_off_sector.json).
 OFF_SECTOR_LARGE_MIN_M = 512
 # Such rows make every byte dear, and 128x128 tiles read 1.33x the bytes per FLOP of 128x256 ones: with a wave of
 # 128x256 tiles the medium-alone rule is skipped where any operand's rows are off sectors (choose_config; unbatched
