@@ -92,7 +92,7 @@ def run_fp8_suite(suite: str = "dense", scaling: str = "tensorwise", rounds: int
             "rel_err": rel_error(got, ref), "rel_err_baseline": rel_error(want, ref),
         }
         rows.append(row)
-        progress(f"{case.label:>20} {cfg.name:>26} {row['ms']:8.3f} ms {row['tflops']:7.1f} TFLOP/s baseline "
+        progress(f"{case.label:>20} {row['config']:>26} {row['ms']:8.3f} ms {row['tflops']:7.1f} TFLOP/s baseline "
                  f"{row['tflops_baseline']:7.1f} ratio {row['ratio']:.3f} (promoted {row['ratio_vs_promoted']:.3f}) "
                  f"err {row['rel_err']:.1e} / {row['rel_err_baseline']:.1e}")
         a = b = got = want = ref = None  # free the operands before the next case's
@@ -149,7 +149,7 @@ def run_fp8_decode_suite(scaling: str = "tensorwise", rounds: int = 5, warmup_s:
         row.update(ms=row["us"] / 1e3, tflops=2 * m * n * k / row["us"] / 1e6,
                    tflops_baseline=2 * m * n * k / row["us_baseline"] / 1e6, ratio_vs_promoted=float("nan"))
         rows.append(row)
-        progress(f"{row['shape']:>16} {cfg.name:>26} {row['us']:7.2f} us {row['tbs']:5.2f} TB/s  torch "
+        progress(f"{row['shape']:>16} {row['config']:>26} {row['us']:7.2f} us {row['tbs']:5.2f} TB/s  torch "
                  f"{row['us_baseline']:7.2f} us {row['tbs_baseline']:5.2f} TB/s  ratio {row['ratio']:.3f}  "
                  f"err {err:.1e} / {err_base:.1e}")
         ops = a = b = sa = sb = ref = None
