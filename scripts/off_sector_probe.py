@@ -69,6 +69,8 @@ def main():
                     help="also the heuristics with these flags off (comma-separated; default all off-sector rules)")
     ap.add_argument("--random", type=int, default=0, help="this many random shapes (random_shapes) instead")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--transposed", action="store_true",
+                    help="also C = (B^T A^T)^T through warpgemm.matmul, with the copy of C^T into C timed")
     ap.add_argument("--via-matmul", action="store_true",
                     help="time warpgemm.matmul(config=...) calls, so per-call copies count (not with --rule-off)")
     args = ap.parse_args()
@@ -114,6 +116,20 @@ def main():
                 fns[name] = (lambda x, y, cfg: (lambda: warpgemm.matmul(x, y, out=c, config=cfg)))(x, y, cfg)
             else:
                 fns[name] = (lambda p, a3, b3, c3: (lambda: p.launch.launch(a3, b3, c3, None)))(p, a3, b3, c3)
+        if args.transposed:
+            # C = (B^T A^T)^T: the kernel reads A^T as a K-major B (a pair can take it) and C^T is copied into C.
+            ct = torch.empty(N, M, device="cuda", dtype=torch.bfloat16)
+            plan_t = plan(b.t().unsqueeze(0), a.t().unsqueeze(0), ct.unsqueeze(0))
+
+            def transposed():
+                warpgemm.matmul(b.t(), a.t(), out=ct)
+                c.copy_(ct.t())
+
+            c.fill_(float("nan"))
+            transposed()
+            errs["transposed problem"] = rel_error(c, ref)
+            names["transposed problem"] = plan_t.config.name + " (+ copy of C)"
+            fns["transposed problem"] = transposed
         times = rounds_ms(fns, args.rounds, 60)
         med = {k: statistics.median(v) for k, v in times.items()}
         for name in names:
