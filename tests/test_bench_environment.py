@@ -1,4 +1,4 @@
-"""The commit a benchmark's JSON records (warpgemm.bench.gemm_bench.source_commit)."""
+"""The benchmarks without a GPU: the commit a JSON records (gemm_bench.source_commit), the config a row names."""
 import os
 import shutil
 import subprocess
@@ -49,3 +49,21 @@ def test_alternating_rounds_flip_the_order_every_round():
     times = alternating_rounds(fns, 3, lambda fn: order.append(fn) or len(order))
     assert order == ["fa", "fb", "fc", "fc", "fb", "fa", "fa", "fb", "fc"]
     assert times == {"a": [1, 6, 7], "b": [2, 5, 8], "c": [3, 4, 9]}
+
+
+def test_bench_rows_name_the_plan_that_runs():
+    """`bench` rows are labelled from the plan warpgemm runs (pairs for rows off 32-byte sectors included), for bf16
+    and fp8, and a GEMV plan says so (meta tensors: no GPU)."""
+    import torch
+
+    from warpgemm.bench.fp8_bench import plan_name as fp8_plan_name
+    from warpgemm.bench.gemm_bench import plan_name
+    from warpgemm.heuristics import CLUSTER_LARGE, FP8_CLUSTER_LARGE
+
+    meta = lambda *s, dtype=torch.bfloat16: torch.empty(s, dtype=dtype, device="meta")  # noqa: E731
+    assert plan_name(meta(4096, 4104), meta(4096, 4104).T) == CLUSTER_LARGE.name
+    assert plan_name(meta(1024, 4096), meta(14336, 4096).T) == "128x256x64_s3_w8_g8+128x128@12544"
+    assert plan_name(meta(1, 4096), meta(4096, 4096).T) == "gemv"
+    e4 = torch.float8_e4m3fn
+    one = meta(dtype=torch.float32)
+    assert fp8_plan_name(meta(4096, 4112, dtype=e4), meta(4096, 4112, dtype=e4).T, one, one) == FP8_CLUSTER_LARGE.name
