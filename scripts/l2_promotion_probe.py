@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import argparse
 import ctypes
-import statistics
 import torch
 
 from warpgemm.bench.gemm_bench import environment
 from warpgemm.bench.timing import rounds_ms, warm_gpu
 from warpgemm.ops import gemm_impl
-from warpgemm.testing import padded_rows, rel_error, write_probe_result
+from warpgemm.testing import add_probe_rows, padded_rows, rel_error, write_probe_result
 
 PROMOTIONS = {"none": 0, "64B": 1, "128B": 2, "256B": 3}
 _CUDA = ctypes.CDLL("libcuda.so.1")
@@ -93,14 +92,7 @@ def main():
                 errs[name] = rel_error(c, ref)
                 cfgs[name] = p.config.name
                 fns[name] = (lambda p, a3, b3, c3: (lambda: p.launch.launch(a3, b3, c3, None)))(p, a3, b3, c3)
-        times = rounds_ms(fns, args.rounds, 60)
-        med = {k: statistics.median(v) for k, v in times.items()}
-        for name in cfgs:
-            row = {"shape": shape, "variant": name, "config": cfgs[name], "ms": med[name], "ms_cublas": med["cublas"],
-                   "ratio_vs_cublas": med["cublas"] / med[name], "rel_error": errs[name], "rounds_ms": times[name]}
-            result["rows"].append(row)
-            print(f"{shape:>16} {name:>26} {med[name] * 1e3:8.1f} us {row['ratio_vs_cublas']:6.3f} {cfgs[name]} "
-                  f"err {errs[name]:.1e}", flush=True)
+        add_probe_rows(result, shape, rounds_ms(fns, args.rounds, 60), errs, cfgs)
     write_probe_result(args.json, result)
 
 

@@ -15,7 +15,6 @@ import argparse
 import contextlib
 import math
 import random
-import statistics
 from unittest import mock
 
 import torch
@@ -26,7 +25,7 @@ from warpgemm.bench.gemm_bench import environment
 from warpgemm.bench.timing import rounds_ms, warm_gpu
 from warpgemm.candidates import parse_config_list
 from warpgemm.ops import gemm_impl
-from warpgemm.testing import padded_rows, rel_error, write_probe_result
+from warpgemm.testing import add_probe_rows, padded_rows, rel_error, write_probe_result
 
 SHAPES = ("1099x8568x1704,1682x10688x1752,688x7880x7512,1357x16552x2424,4096x4096x4104,1000x1000x1000,"
           "2048x2048x2056,512x14336x4104,128x8192x8200,16x4096x4104,64x14336x4104")
@@ -130,15 +129,7 @@ def main():
             errs["transposed problem"] = rel_error(c, ref)
             names["transposed problem"] = plan_t.config.name + " (+ copy of C)"
             fns["transposed problem"] = transposed
-        times = rounds_ms(fns, args.rounds, 60)
-        med = {k: statistics.median(v) for k, v in times.items()}
-        for name in names:
-            row = {"shape": shape, "variant": name, "config": names[name], "ms": med[name], "ms_cublas": med["cublas"],
-                   "ratio_vs_cublas": med["cublas"] / med[name], "rel_error": errs[name], "rounds_ms": times[name],
-                   "rounds_ms_cublas": times["cublas"]}
-            result["rows"].append(row)
-            print(f"{shape:>16} {name:>36} {med[name] * 1e3:8.1f} {row['ratio_vs_cublas']:9.3f}  {names[name]} "
-                  f"err {errs[name]:.1e}", flush=True)
+        add_probe_rows(result, shape, rounds_ms(fns, args.rounds, 60), errs, names)
     write_probe_result(args.json, result)
 
 

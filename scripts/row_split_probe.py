@@ -9,14 +9,13 @@ checked against an fp32 product.
 from __future__ import annotations
 
 import argparse
-import statistics
 
 import torch
 
 import warpgemm
 from warpgemm.bench.gemm_bench import environment
 from warpgemm.bench.timing import rounds_ms, warm_gpu
-from warpgemm.testing import rel_error, write_probe_result
+from warpgemm.testing import add_probe_rows, rel_error, write_probe_result
 
 SHAPES = ("544x20768x1760,528x9960x1056,273x25296x1616,191x21952x4624,415x2936x3440,132x2752x2704,4113x4096x4096,"
           "1040x8192x8192,2064x14336x4096,4100x14336x4096")
@@ -54,15 +53,7 @@ def main():
             fn()
             errs[name] = rel_error(c, ref)
             fns[name] = fn
-        times = rounds_ms(fns, args.rounds, 60)
-        med = {k: statistics.median(v) for k, v in times.items()}
-        for name in errs:
-            row = {"shape": shape, "variant": name, "ms": med[name], "ms_cublas": med["cublas"],
-                   "ratio_vs_cublas": med["cublas"] / med[name], "rel_error": errs[name], "rounds_ms": times[name],
-                   "rounds_ms_cublas": times["cublas"]}
-            result["rows"].append(row)
-            print(f"{shape:>16} {name:>28} {med[name] * 1e3:8.1f} us {row['ratio_vs_cublas']:6.3f} "
-                  f"err {errs[name]:.1e}", flush=True)
+        add_probe_rows(result, shape, rounds_ms(fns, args.rounds, 60), errs)
     write_probe_result(args.json, result)
 
 

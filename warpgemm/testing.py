@@ -149,6 +149,21 @@ def padded_rows(src: torch.Tensor, multiple: int = 64) -> torch.Tensor:
     return view
 
 
+def add_probe_rows(result: dict, shape: str, times: dict, errs: dict, configs: dict | None = None) -> None:
+    """Append a probe's rows for one shape to result["rows"] and print them: each variant of `errs` with its median
+    time (rounds in `times`, which also holds "cublas", the baseline), its ratio to cuBLAS and its error."""
+    import statistics
+
+    med = {k: statistics.median(v) for k, v in times.items()}
+    for name in errs:
+        row = {"shape": shape, "variant": name, **({"config": configs[name]} if configs else {}), "ms": med[name],
+               "ms_cublas": med["cublas"], "ratio_vs_cublas": med["cublas"] / med[name], "rel_error": errs[name],
+               "rounds_ms": times[name], "rounds_ms_cublas": times["cublas"]}
+        result["rows"].append(row)
+        print(f"{shape:>16} {name:>36} {med[name] * 1e3:8.1f} us {row['ratio_vs_cublas']:6.3f} "
+              f"{configs[name] if configs else ''} err {errs[name]:.1e}", flush=True)
+
+
 def write_probe_result(path: str, result: dict, max_error: float = 1e-2) -> None:
     """Write a probe's result as JSON, then fail (SystemExit) if any row's rel_error is not below max_error: a
     timing is only kept with the correctness check it came with."""

@@ -47,30 +47,21 @@ def resolve_config(config: GemmConfig | None, a3: torch.Tensor, c3: torch.Tensor
         return config, "forced by the caller"
     batches, M, N = c3.shape
     sms = _env.sms_for(c3.device)
-    off = rows_off_sector(a3, 2) or (b3 is not None and rows_off_sector(b3, 1))
+    # Operands read in place with rows that start 16 bytes into a 32-byte sector (heuristics.OFF_SECTOR_*).
+    b_geom = tma.describe_any(b3, 1) if b3 is not None else None
+    b_off = b_geom is not None and tma.off_sector(b_geom, b3.element_size())
+    a_geom = tma.describe_any(a3, 2)
+    off = b_off or (a_geom is not None and tma.off_sector(a_geom, a3.element_size()))
     cfg, why = heuristics.choose_config(batches, M, N, a3.shape[2], a3.dtype, c3.dtype, sms, rows_off_sector=off)
     if cfg == heuristics.WIDE_160 and b3 is not None and not b_read_along_k(b3):
         cfg, why = heuristics.choose_config(batches, M, N, a3.shape[2], a3.dtype, c3.dtype, sms, b_kmajor=False,
                                             rows_off_sector=off)
         why += f"; B is N-major: not {heuristics.WIDE_160.name}"
-    if b3 is not None and weight_rows_off_sector(b3):
+    if b_off and b_geom.contiguous_dim == 1:  # a weight read along K: a cluster pair can take it
         pair = heuristics.off_sector_config(cfg, batches, M, N, sms, a3.dtype, c3.dtype)
         if pair is not None:
             cfg, why = pair[0], f"{why}; {pair[1]}"
     return cfg, why
-
-
-def rows_off_sector(x3: torch.Tensor, preferred_dim: int) -> bool:
-    """Whether the kernel reads x3 in place with rows that start 16 bytes into a 32-byte sector (either layout)."""
-    g = tma.describe_any(x3, preferred_dim)
-    return g is not None and tma.off_sector(g, x3.element_size())
-
-
-def weight_rows_off_sector(b3: torch.Tensor) -> bool:
-    """Whether the kernel reads the (batch, K, N) operand B in place along K, with rows that start 16 bytes into a
-    32-byte sector (heuristics.off_sector_config)."""
-    g = tma.describe_any(b3, 1)
-    return g is not None and g.contiguous_dim == 1 and tma.off_sector(g, b3.element_size())
 
 
 def b_read_along_k(b3: torch.Tensor) -> bool:
