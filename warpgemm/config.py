@@ -65,7 +65,10 @@ class GemmConfig:
         of them in program order (deterministic).
     swap_ab: False = C = A @ B; True = the kernel computes C^T = B^T @ A^T, so a tiny M lands on wgmma's narrow
         N side (block_n rows of A per tile) and the wide N on its 64-row side (block_m columns of C per tile);
-        the transposed tile is written with ordinary stores. Under swap_ab block_m may be 32: twice the tiles
+        the transposed tile is written with ordinary stores (store_chunks = 1), or in C's orientation through shared
+        memory and TMA in block_n / store_chunks-row chunks (store_chunks > 1: wide tiles, 65-700 rows of x on
+        wgmma's N side, where a two-part width fits x's rows as cuBLAS's 136-192-wide tiles do). Under swap_ab
+        block_m may be 32: twice the tiles
         over a weight, each computed as 64 wgmma rows of which the upper 32 are zero. Such a tile reads the
         weight K-contiguous, as an nn.Linear weight is: forced on a weight contiguous along N, it runs on a K-major
         copy made per call (the heuristics take 64-row tiles for such a weight instead).
@@ -121,7 +124,7 @@ class GemmConfig:
         return 1
 
     def epilogue_buffers(self) -> int:
-        if self.swap_ab:
+        if self.swap_ab and self.store_chunks == 1:
             return 0  # the transposed tile is stored from registers
         return 2 if self.store_chunks > 1 else 1
 
@@ -134,7 +137,7 @@ class GemmConfig:
         ring = self.stages * (self.mma_m + self.block_n) * self.block_k * in_dtype.itemsize
         epilogue = (self.consumers * self.epilogue_buffers() * self.block_m * (self.block_n // self.store_chunks)
                     * out_dtype.itemsize)
-        if self.swap_ab:
+        if self.swap_ab and self.store_chunks == 1:
             # The transposed store converts the fp32 tile's layout through shared scratch.
             epilogue = self.mma_m * self.block_n * 4
         barriers = 2 * self.stages * 8
@@ -206,8 +209,10 @@ def check_config(cfg: GemmConfig, in_dtype: torch.dtype, out_dtype: torch.dtype,
         return "stream_k and split_k > 1 are two ways of cutting K: choose one"
     if cfg.stream_k and cfg.consumers > 1:
         return "stream_k is not supported with ping-pong consumers (consumers=2)"
-    if (cfg.stream_k or cfg.swap_ab) and cfg.store_chunks > 1:
-        return "stream_k and swap_ab store whole tiles: store_chunks must be 1"
+    if cfg.stream_k and cfg.store_chunks > 1:
+        return "stream_k stores whole tiles: store_chunks must be 1"
+    if cfg.swap_ab and cfg.store_chunks > 1 and bm < 64:
+        return f"swap_ab with store_chunks > 1 stores tiles of at least 64 rows through TMA, got block_m={bm}"
     if cfg.swap_ab and cfg.consumers > 1:
         return "swap_ab is not supported with ping-pong consumers (consumers=2)"
     if cfg.split_k > 1 and cfg.consumers > 1:
@@ -241,12 +246,20 @@ def check_config(cfg: GemmConfig, in_dtype: torch.dtype, out_dtype: torch.dtype,
 
 def wide_tile_problem(cfg: GemmConfig) -> str | None:
     """Why a two-part-width config (TWO_PART_WIDTHS) cannot run, or None (also for any other width): the kernel's
-    two-accumulator path (kernels/hopper/partitions.py) is the plain cooperative one only, stored in rest-wide chunks,
-    and only 128-row tiles have been run on a GPU."""
+    two-accumulator path (kernels/hopper/partitions.py) runs whole tiles on one consumer, stored in rest-wide chunks:
+    plain 128-row tiles on two warpgroups, or swap-AB tiles of 64 (one warpgroup) or 128 weight rows (two)."""
     if not is_two_part(cfg.block_n):
         return None
     chunks = cfg.block_n // width_parts(cfg.block_n)[1]
-    if (cfg.block_m != 128 or cfg.consumer_warps != 8 or cfg.split_k > 1 or cfg.stream_k or cfg.swap_ab
+    if cfg.swap_ab:
+        if (cfg.block_m not in (64, 128) or cfg.consumer_warps != cfg.block_m // 16 or cfg.split_k > 1
+                or cfg.stream_k or cfg.consumers > 1 or cfg.store_chunks != chunks):
+            return (f"block_n={cfg.block_n} under swap_ab runs whole tiles of 64 or 128 weight rows, one warpgroup per "
+                    f"64, stored in {chunks} {cfg.block_n // chunks}-row chunks (block_m=64 with consumer_warps=4 or "
+                    f"block_m=128 with consumer_warps=8, split_k=1, stream_k=False, consumers=1, "
+                    f"store_chunks={chunks}), got {cfg.name}")
+        return None
+    if (cfg.block_m != 128 or cfg.consumer_warps != 8 or cfg.split_k > 1 or cfg.stream_k
             or cfg.consumers > 1 or cfg.cluster_m > 1 or cfg.store_chunks != chunks):
         return (f"block_n={cfg.block_n} runs whole plain 128-row tiles on two warpgroups, stored in {chunks} "
                 f"{cfg.block_n // chunks}-column chunks (block_m=128, consumer_warps=8, split_k=1, stream_k=False, "

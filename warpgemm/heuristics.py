@@ -31,6 +31,9 @@ The rules are few and each rests on `warpgemm bench sweep` runs (notes/perf.md, 
 - A weight read along K whose rows start 16 bytes into a 32-byte sector (K = 8 mod 16): the 2-CTA cluster form of
   the chosen 128-row or 64x128 tile, which multicasts B (`off_sector_config`); with such rows in any operand, no
   128x128 tiles alone where 128x256 ones make a wave (`OFF_SECTOR_NO_MEDIUM`). Unbatched products.
+- 65-700 rows of x against a weight read along K, where 128- or 64-row tiles pad x's rows by 10% or more: swap-AB
+  tiles as wide as x's rows need (80-192, two-part widths), x on wgmma's N side as cuBLAS puts it (swap_rows.py;
+  applied in ops/gemm_impl.resolve_config, before the off-sector pairs). Unbatched 16-bit products.
 - A last wave that fills few SMs: when the 128x256 tiles come to w full waves plus a small remainder, the
   rightmost columns can go to a second launch with 128x128 tiles (half the time per tile), so the tail wave ends
   sooner (`tail_split_columns`; the plan in ops/gemm_impl.py applies it). The second launch's cost grows at K <= 2048
@@ -46,6 +49,7 @@ import functools
 import torch
 
 from .config import WIDE_BLOCK_N, GemmConfig, check_config
+from .swap_rows import SWAP_ROWS
 
 # Two consumer warpgroups share a 128x256 tile: each issues m64n256k16 wgmma, the widest there is.
 LARGE = GemmConfig(block_m=128, block_n=256, block_k=64, stages=3, consumer_warps=8, group_m=8)
@@ -226,7 +230,8 @@ SHIPPED_CONFIGS: tuple[GemmConfig, ...] = ((LARGE, LARGE_TALL_BANDS, LARGE_ONE_W
                                             WIDE, WIDE_160, MEDIUM, MEDIUM_FP32_OUT, ONE_ROW_DEEP_K, SMALL, NARROW)
                                            + tuple(DECODE.values()) + (DECODE_SHORT_K, DECODE_WIDE, GROUPED_LARGE,
                                                                         GROUPED_NARROW_N, GROUPED_STREAM,
-                                                                        CLUSTER_LARGE, CLUSTER_MEDIUM, CLUSTER_SMALL))
+                                                                        CLUSTER_LARGE, CLUSTER_MEDIUM, CLUSTER_SMALL)
+                                           + tuple(SWAP_ROWS.values()))
 
 
 # fp8 (scaled_mm): the bf16 tiles with K steps of the same 128 bytes (128 fp8 elements), so the ring holds the same

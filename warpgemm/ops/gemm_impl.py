@@ -11,7 +11,7 @@ import torch
 
 from .. import _env
 from ..config import GemmConfig, check_config, weight_layout_problem
-from .. import heuristics, tuning
+from .. import heuristics, swap_rows, tuning
 from ..kernels.hopper import tma_operands as tma
 from . import checks
 
@@ -57,6 +57,10 @@ def resolve_config(config: GemmConfig | None, a3: torch.Tensor, c3: torch.Tensor
         cfg, why = heuristics.choose_config(batches, M, N, a3.shape[2], a3.dtype, c3.dtype, sms, b_kmajor=False,
                                             rows_off_sector=off)
         why += f"; B is N-major: not {heuristics.WIDE_160.name}"
+    if b_geom is not None and b_geom.contiguous_dim == 1:  # a weight read along K (swap_rows.py's measurements)
+        fit = swap_rows.swap_rows_config(cfg, batches, M, N, sms, a3.dtype, c3.dtype)
+        if fit is not None:
+            return fit[0], f"{why}; {fit[1]}"
     if b_off and b_geom.contiguous_dim == 1:  # a weight read along K: a cluster pair can take it
         pair = heuristics.off_sector_config(cfg, batches, M, N, sms, a3.dtype, c3.dtype)
         if pair is not None:

@@ -309,6 +309,10 @@ def grouped_mm(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor | None = Non
         # Its row-bounded stores take one accumulator (kernels/hopper/epilogue.py); dense products only.
         raise ValueError(f"config {config.name}: grouped_mm's tiles are at most 256 columns wide in powers of two; "
                          f"got block_n={config.block_n}")
+    if config is not None and config.swap_ab and config.store_chunks > 1:
+        # The row-bounded transposed store writes whole tiles from registers.
+        raise ValueError(f"config {config.name}: grouped_mm's swap-AB tiles are stored whole; store_chunks must be 1 "
+                         f"(got {config.store_chunks})")
     if a.dim() == 3 and b.dim() == 2:
         # Groups along N: out[:, cols of g] = a[g] @ b[:, cols of g], i.e. out^T = (b^T tokens) x (a^T experts),
         # the 2-D x 3-D form on transposed views (the columns of b are its tokens). Same checks, same kernels

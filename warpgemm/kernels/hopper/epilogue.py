@@ -347,6 +347,76 @@ class TransposedStoreEpilogue:
         pass
 
 
+@aggregate
+class TransposedTmaStoreEpilogue:
+    """Swap-AB tiles wide along x (store_chunks > 1: 65-700 rows of x on wgmma's N side, in two-part widths such as
+    144 or 192 that fit x's rows): the tile of C^T (rows = C's columns off_m.., columns = C's rows off_n..) goes out in
+    C's orientation, chunk by chunk of C's rows, each written transposed into one of two alternating shared buffers
+    and sent with a TMA bulk store left in flight (TMA clips the ragged edges). Pointer stores of so wide a tile would
+    write 16-byte pieces of many rows at once."""
+
+    c_desc: tma.tensor_descriptor
+    c_smem: gl.shared_memory_descriptor
+    bias_ptr: gl.tensor
+    HAS_BIAS: gl.constexpr
+    scales: OutputScales
+
+    @gluon.constexpr_function
+    def __init__(self, c_desc, c_smem, bias_ptr, HAS_BIAS, scales):
+        self.c_desc = c_desc
+        self.c_smem = c_smem
+        self.bias_ptr = bias_ptr
+        self.HAS_BIAS = gl.constexpr(HAS_BIAS)
+        self.scales = scales
+
+    @gluon.jit
+    def create(p, sched):
+        c_smem = gl.allocate_shared_memory(p.c_desc.dtype, [2] + p.c_desc.block_type.shape, p.c_desc.layout)
+        return TransposedTmaStoreEpilogue(p.c_desc, c_smem, p.bias_ptr, p.HAS_BIAS, OutputScales.create(p))
+
+    @gluon.jit
+    def store(self, acc, work):
+        # Chunks alternate buffers 0, 1 (, 0, 1): the next tile's first chunk waits as store_chunk does.
+        self.store_tile(acc, work.batch, work.off_m, work.off_n)
+
+    @gluon.jit
+    def store_wide(self, acc, rest, work):
+        """A two-part tile: main and rest accumulators in rest-wide chunks (as TmaStoreEpilogue.store_wide, an odd
+        chunk count: the tile's first chunk fills buffer 0, which its previous tile's last chunk left from)."""
+        MAIN_N: gl.constexpr = acc.type.shape[1]
+        CHUNK_N: gl.constexpr = self.c_desc.block_type.shape[1]
+        tma.store_wait(0)
+        self.store_tile(acc, work.batch, work.off_m, work.off_n)
+        self.store_tile(rest, work.batch, work.off_m, work.off_n + MAIN_N, MAIN_N // CHUNK_N)
+
+    @gluon.jit
+    def store_tile(self, acc, batch, off_m, off_n, FIRST_CHUNK: gl.constexpr = 0):
+        CHUNK_N: gl.constexpr = self.c_desc.block_type.shape[1]
+        chunks = column_chunks(acc, CHUNK_N)
+        for c in gl.static_range(len(chunks)):
+            row0 = off_n + c * CHUNK_N
+            # fp8 dequantization, then the bias (torch._scaled_mm's order): one bias value per C column, i.e. per
+            # row of the transposed chunk.
+            chunk = self.scales.apply_transposed(chunks[c], off_m, row0, self.c_desc.shape[1], self.c_desc.shape[2])
+            if self.HAS_BIAS:
+                chunk = chunk + along(self.bias_ptr, off_m, self.c_desc.shape[2], chunk, 0)
+            self.store_chunk(chunk.to(self.c_desc.dtype), (FIRST_CHUNK + c) % 2, batch, row0, off_m)
+
+    @gluon.jit
+    def store_chunk(self, chunk, buffer: gl.constexpr, batch, row0, off_m):
+        CHUNK_N: gl.constexpr = self.c_desc.block_type.shape[1]
+        BLOCK_M: gl.constexpr = self.c_desc.block_type.shape[2]
+        tma.store_wait(1)  # the other buffer's store may still be in flight; this one's has finished
+        dst = self.c_smem.index(buffer)
+        dst.reshape([CHUNK_N, BLOCK_M]).permute((1, 0)).store(chunk)
+        fence_async_shared()
+        tma.async_copy_shared_to_global(self.c_desc, [batch, row0, off_m], dst)
+
+    @gluon.jit
+    def drain(self):
+        tma.store_wait(0)
+
+
 @gluon.jit
 def output_epilogue(p):
     """The epilogue that writes whole finished tiles of this kernel's output."""

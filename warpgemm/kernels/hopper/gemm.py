@@ -11,7 +11,8 @@ from ... import _env
 from ...config import (TWO_PART_WIDTHS, GemmConfig, is_two_part, launch_warps, weight_layout_problem, wide_tile_problem,
                        worker_consumer_regs)
 from ...heuristics import persistent_grid
-from .epilogue import RowBoundStoreEpilogue, RowBoundTransposedEpilogue, TmaStoreEpilogue, TransposedStoreEpilogue
+from .epilogue import (RowBoundStoreEpilogue, RowBoundTransposedEpilogue, TmaStoreEpilogue, TransposedStoreEpilogue,
+                       TransposedTmaStoreEpilogue)
 from .gemm_kernel import gemm_kernel
 from .partial_sums import PartialSumEpilogue
 from .ptx_hints import PASS_VERSION, store_hints
@@ -34,7 +35,8 @@ def operand_blocks(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool):
         raise ValueError(f"config {cfg.name}: a cluster pair splits B's box by rows, which needs a K-major B (the "
                          "weight contiguous along K)")
     b_block = (1, bn // cfg.b_pieces, bk) if b_kmajor else (1, bk, bn // cfg.b_pieces)
-    c_block = (1, bn, bm) if cfg.swap_ab else (1, bm, bn // cfg.store_chunks)
+    # Under swap-AB C's box is the transposed tile (x's rows by the weight's), whole or in row chunks.
+    c_block = (1, bn // cfg.store_chunks, bm) if cfg.swap_ab else (1, bm, bn // cfg.store_chunks)
     return a_block, b_block, c_block
 
 
@@ -85,6 +87,9 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
         raise ValueError(f"config {cfg.name}: clusters (cluster_m > 1) and two-part widths (block_n in "
                          f"{TWO_PART_WIDTHS}) run dense products only; got "
                          f"grouped={grouped}, ragged_k={ragged_k}")
+    if cfg.swap_ab and cfg.store_chunks > 1 and (grouped or ragged_k):
+        raise ValueError(f"config {cfg.name}: swap-AB tiles stored in chunks run dense products only; got "
+                         f"grouped={grouped}, ragged_k={ragged_k}")
     if ragged_k:
         if grouped or cfg.swap_ab or cfg.split_k > 1 or cfg.stream_k or a_kmajor or b_kmajor:
             raise ValueError("a ragged-K GEMM runs whole plain tiles on token-outer operands (A M-contiguous, "
@@ -102,7 +107,8 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
         if cfg.stream_k or cfg.split_k > 1:
             epilogue = PartialSumEpilogue
         else:
-            epilogue = TransposedStoreEpilogue if cfg.swap_ab else TmaStoreEpilogue
+            epilogue = (TmaStoreEpilogue if not cfg.swap_ab else TransposedTmaStoreEpilogue if cfg.store_chunks > 1
+                        else TransposedStoreEpilogue)
     return dict(A_KMAJOR=a_kmajor, B_KMAJOR=b_kmajor, A_BATCHED=a_batched, B_BATCHED=b_batched, HAS_BIAS=has_bias,
                 SCALE=scale, GROUP_M=cfg.group_m, STAGES=cfg.stages, SPLIT_K=cfg.split_k, CONSUMERS=cfg.consumers,
                 SWAP_AB=cfg.swap_ab, RAGGED_K=ragged_k, L2_STORE_HINT=store_hint(ragged_k),
@@ -112,7 +118,8 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
 
 def launch_uses_pdl(cfg: GemmConfig) -> bool:
     """Programmatic dependent launch for swap-AB launches (dense or grouped) and a column split's tail
-    (ColumnSplitLaunch), not for plain whole-tile launches.
+    (ColumnSplitLaunch), not for plain whole-tile launches, nor for wide swap-AB tiles stored through TMA
+    (swap_rows.py: as big as plain ones, and measured without it).
 
     Measured back to back in CUDA graphs (results/2026-11-22-pdl/, notes/perf.md): with it, swap-AB decode gains
     up to 7% (4096^2 at M = 16: 2.33 -> 2.50 TB/s; 32 experts x 512 tokens 2.75 -> 2.79), but the plain kernel
@@ -120,7 +127,7 @@ def launch_uses_pdl(cfg: GemmConfig) -> bool:
     8 experts 0.3-2.6%), also when it releases the next kernel only after its last load. A plain grouped GEMM then
     starts after its row-tile table kernel has finished instead of under it (~2 us). Without a predecessor that
     releases it early (do_bench's L2 flush) nothing changes."""
-    return _env.PDL and (_env.PDL_EVERYWHERE or cfg.swap_ab)
+    return _env.PDL and (_env.PDL_EVERYWHERE or (cfg.swap_ab and cfg.store_chunks == 1))
 
 
 class GemmLaunch:

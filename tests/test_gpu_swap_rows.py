@@ -1,0 +1,91 @@
+"""GPU suite for swap-AB tiles stored in chunks through TMA (swap_rows.py; skipped without sm_90): the kernel computes
+C^T with 128 weight rows by 80-192 rows of x per tile, x arriving in rest-wide boxes into two B buffers, and writes
+the transposed tile back in C's orientation, chunk by chunk of C's rows, through two alternating shared buffers. So
+the row edges of C are what can go wrong: M below, at and just past each piece boundary and the tile grid, a last
+tile whose last chunks lie wholly past M; and the columns, a weight whose rows end inside a tile (bias per C
+column). Outputs are NaN-filled (warpgemm.testing.check_matmul)."""
+import pytest
+import torch
+
+import warpgemm
+from warpgemm.config import check_config, width_parts
+from warpgemm.swap_rows import SWAP_ROWS
+from warpgemm.testing import check_matmul, check_repeatable, strided_operand
+
+pytestmark = pytest.mark.gpu
+BF = torch.bfloat16
+DEV = "cuda"
+CONFIGS = tuple(SWAP_ROWS.values())
+
+
+def _assert_ok(r, what):
+    assert r["ok"], f"{what}: error {r['err']:.3e} > tolerance {r['tol']:.3e} (torch {r['torch_err']:.3e})"
+
+
+def rand(*shape, g, dtype=BF):
+    return torch.randn(shape, device=DEV, generator=g).to(dtype)
+
+
+@pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: c.name)
+def test_swap_rows_tiles_at_row_edges(cfg):
+    g = torch.Generator(device=DEV).manual_seed(61)
+    bn = cfg.block_n
+    main, rest = width_parts(bn)
+    chunk = bn // cfg.store_chunks
+    edges = {1, chunk - 1, chunk + 1, main - 1, main, main + 1, bn - 1, bn, bn + 1, 2 * bn + chunk // 2,
+             3 * bn + 1, 700}
+    for m in sorted(edges):
+        for n, k in ((300, 72), (1000, 1704)):  # K = 1704: rows off 32-byte sectors
+            a, w = rand(m, k, g=g), rand(n, k, g=g)
+            _assert_ok(check_matmul(a, w.T, config=cfg), f"{cfg.name} M={m} N={n} K={k}")
+    # Bias per C column, on a weight whose last 128-row tile is partly inside N; fp32 and fp16 outputs.
+    a, w, bias = rand(2 * bn + 5, 520, g=g), rand(2 * 128 + 37, 520, g=g), rand(2 * 128 + 37, g=g)
+    _assert_ok(check_matmul(a, w.T, bias=bias, config=cfg), f"{cfg.name} bias")
+    if check_config(cfg, BF, torch.float32) is None:
+        _assert_ok(check_matmul(a, w.T, bias=bias, out_dtype=torch.float32, config=cfg), f"{cfg.name} fp32 out")
+    a16, w16 = rand(bn + 3, 520, g=g, dtype=torch.float16), rand(900, 520, g=g, dtype=torch.float16)
+    _assert_ok(check_matmul(a16, w16.T, config=cfg), f"{cfg.name} fp16")
+    a, b = rand(3, bn + 7, 250, g=g), rand(3, 330, 250, g=g).transpose(1, 2)
+    _assert_ok(check_matmul(a, b, config=cfg), f"{cfg.name} batched A and B")
+    # Many tiles per program with K over several ring wraps, and with one K step (a tile's chunk stores follow the
+    # previous tile's at once: the buffers' reuse).
+    for k in (1000, 64, 8):
+        a, w = rand(3 * bn - 9, k, g=g), rand(9000, k, g=g)
+        _assert_ok(check_matmul(a, w.T, config=cfg), f"{cfg.name} {3 * bn - 9}x9000x{k}")
+
+
+@pytest.mark.parametrize("cfg", CONFIGS[::2], ids=lambda c: c.name)
+def test_swap_rows_tiles_read_every_layout(cfg):
+    """A column-major x and a weight contiguous along N (the kernel's A read MN-major), in place or copied."""
+    g = torch.Generator(device=DEV).manual_seed(62)
+    for a_col, b_col in ((False, False), (True, True), (True, False), (False, True)):
+        a = strided_operand(cfg.block_n + 11, 200, col_major=a_col, dtype=BF, device=DEV, generator=g)
+        b = strided_operand(200, 520, col_major=b_col, dtype=BF, device=DEV, generator=g)
+        _assert_ok(check_matmul(a, b, config=cfg), f"{cfg.name} layout {a_col, b_col}")
+
+
+@pytest.mark.parametrize("cfg", CONFIGS[1::2], ids=lambda c: c.name)
+def test_swap_rows_tiles_are_bitwise_repeatable_on_two_streams_and_in_a_graph(cfg):
+    g = torch.Generator(device=DEV).manual_seed(63)
+    a, w = rand(2 * cfg.block_n - 3, 2048, g=g), rand(6000, 2048, g=g)
+    check_repeatable(a, w.T, cfg)
+
+
+def test_heuristics_choose_swap_rows_tiles_where_they_fit_x():
+    """An nn.Linear call with 147 rows of x takes one 160-wide swap-AB tile per 128 weight rows (swap_rows.py), and
+    is right; 128 rows (no padding saved) keep a plain tile."""
+    g = torch.Generator(device=DEV).manual_seed(64)
+    a, w, bias = rand(147, 4888, g=g), rand(6288, 4888, g=g), rand(6288, g=g)
+    plan = warpgemm.explain(a, w.T)
+    assert "_swap" in plan and "swap-AB tile(s) of 160 rows" in plan, plan
+    _assert_ok(check_matmul(a, w.T, bias=bias), "147x6288x4888 heuristics")
+    assert "_swap" not in warpgemm.explain(rand(128, 4888, g=g), w.T)
+
+
+@pytest.mark.parametrize("cfg", CONFIGS[::3], ids=lambda c: c.name)
+def test_grouped_forms_refuse_chunked_swap_tiles(cfg):
+    g = torch.Generator(device=DEV).manual_seed(65)
+    x, w = rand(256, 128, g=g), rand(4, 64, 128, g=g)
+    offs = torch.tensor([64, 128, 192, 256], device=DEV, dtype=torch.int32)
+    with pytest.raises(ValueError, match="block_n|store_chunks"):
+        warpgemm.grouped_mm(x, w.transpose(1, 2), offs=offs, config=cfg)

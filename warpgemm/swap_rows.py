@@ -1,0 +1,61 @@
+"""Swap-AB tiles whose width fits x's rows: the heuristics' rule for 65-700 rows of x against an nn.Linear weight.
+
+A plain tile puts x's rows on wgmma's M side, in 64- or 128-row steps: 147 rows cost two 128-row tile-rows (256, 57%
+of them real), 544 rows five (640). cuBLAS computes such products transposed, with x's rows on wgmma's N side,
+where any multiple of 8 is a width: 147 rows in one 152-wide tile, 544 in three 192-wide ones (scripts/
+cublas_kernels.py on the session-21 scan's weakest shapes: 136-192-wide tiles on every one of them). Here the
+kernel's swap-AB form does the same with a two-part width (config.TWO_PART_WIDTHS; Triton's tensors need
+power-of-two sides): 128 weight rows on two warpgroups by 80-192 rows of x, stored through shared memory in C's
+orientation with TMA (epilogue.TransposedTmaStoreEpilogue). Measured (results/2026-11-26-swap-rows/, notes/perf.md,
+session 21) against the heuristics' own plan on the shapes where they pad x's rows by 10% or more.
+"""
+from __future__ import annotations
+
+import torch
+
+from .config import GemmConfig, check_config
+
+_SWAP = dict(block_k=64, consumer_warps=8, group_m=8, swap_ab=True)
+# Tiles of 128 weight rows by `width` rows of x, by width: two-part widths stored in rest-wide chunks, 128 in two;
+# as many stages as 227 KB of shared memory holds beside a 16-bit output's two chunk buffers.
+SWAP_ROWS: dict[int, GemmConfig] = {
+    80: GemmConfig(block_m=128, block_n=80, stages=7, store_chunks=5, **_SWAP),
+    96: GemmConfig(block_m=128, block_n=96, stages=6, store_chunks=3, **_SWAP),
+    128: GemmConfig(block_m=128, block_n=128, stages=5, store_chunks=2, **_SWAP),
+    144: GemmConfig(block_m=128, block_n=144, stages=5, store_chunks=9, **_SWAP),
+    160: GemmConfig(block_m=128, block_n=160, stages=5, store_chunks=5, **_SWAP),
+    192: GemmConfig(block_m=128, block_n=192, stages=4, store_chunks=3, **_SWAP),
+}
+SWAP_ROWS_ENABLED = True
+SWAP_ROWS_MIN_M = 65  # fewer rows are decode's (swap-AB tiles 16-64 wide, heuristics.DECODE)
+SWAP_ROWS_MAX_PADDING = 0.9  # x's padded rows, as a fraction of the current plan's, at most
+SWAP_ROWS_MIN_TILES = 1 / 3  # of the SMs: fewer tiles leave too few SMs streaming the weight (132x2752: 22 lost)
+
+
+def rows_fit(M: int) -> tuple[int, int]:
+    """(parts, width): the fewest x tiles of at most 192 rows that cover M rows, each of the narrowest width that
+    does (544 rows: three of 192; 273: two of 144; 147: one of 160)."""
+    parts = -(-M // max(SWAP_ROWS))
+    width = min(w for w in SWAP_ROWS if parts * w >= M)
+    return parts, width
+
+
+def swap_rows_config(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: int, in_dtype: torch.dtype,
+                     out_dtype: torch.dtype) -> tuple[GemmConfig, str] | None:
+    """The swap-AB tile that replaces the heuristics' plain `cfg` for an unbatched 16-bit product with a weight read
+    along K, with the reason; None to keep `cfg` (decode's swap-AB tiles, split or stream-K plans, batched products
+    and fp8, on which the rule was not measured; shapes it would pad nearly as much or leave too few tiles)."""
+    if (not SWAP_ROWS_ENABLED or batches != 1 or M < SWAP_ROWS_MIN_M or in_dtype.itemsize != 2 or cfg.swap_ab
+            or cfg.split_k > 1 or cfg.stream_k):
+        return None
+    parts, width = rows_fit(M)
+    padded = parts * width
+    plain = -(-M // cfg.block_m) * cfg.block_m
+    tiles = parts * -(-N // 128)
+    if padded > SWAP_ROWS_MAX_PADDING * plain or tiles < SWAP_ROWS_MIN_TILES * num_sms:
+        return None
+    swap = SWAP_ROWS[width]
+    if check_config(swap, in_dtype, out_dtype) is not None:
+        return None
+    return swap, (f"M={M}: {parts} swap-AB tile(s) of {width} rows of x pad them to {padded} where {cfg.name} pads "
+                  f"to {plain}: {swap.name} ({tiles} tiles), x's rows on wgmma's N side")
