@@ -72,14 +72,15 @@ def test_swap_rows_tiles_are_bitwise_repeatable_on_two_streams_and_in_a_graph(cf
 
 
 def test_heuristics_choose_swap_rows_tiles_where_they_fit_x():
-    """An nn.Linear call with 147 rows of x takes one 160-wide swap-AB tile per 128 weight rows (swap_rows.py), and
-    is right; 128 rows (no padding saved) keep a plain tile."""
+    """An nn.Linear call with 283 rows of x takes two 144-wide swap-AB tiles per 128 weight rows (swap_rows.py: 132
+    tiles, one wave, against 99 128x256 tiles padding x to 384 rows), and is right with a bias; 256 rows (no padding
+    saved) keep a plain tile."""
     g = torch.Generator(device=DEV).manual_seed(64)
-    a, w, bias = rand(147, 4888, g=g), rand(6288, 4888, g=g), rand(6288, g=g)
+    a, w, bias = rand(283, 1488, g=g), rand(8424, 1488, g=g), rand(8424, g=g)
     plan = warpgemm.explain(a, w.T)
-    assert "_swap" in plan and "swap-AB tile(s) of 160 rows" in plan, plan
-    _assert_ok(check_matmul(a, w.T, bias=bias), "147x6288x4888 heuristics")
-    assert "_swap" not in warpgemm.explain(rand(128, 4888, g=g), w.T)
+    assert "_swap" in plan and "2 swap-AB tile(s) of 144 rows" in plan, plan
+    _assert_ok(check_matmul(a, w.T, bias=bias), "283x8424x1488 heuristics")
+    assert "_swap" not in warpgemm.explain(rand(256, 1488, g=g), w.T)
 
 
 @pytest.mark.parametrize("cfg", CONFIGS[::3], ids=lambda c: c.name)

@@ -6,8 +6,9 @@ where any multiple of 8 is a width: 147 rows in one 152-wide tile, 544 in three 
 cublas_kernels.py on the session-21 scan's weakest shapes: 136-192-wide tiles on every one of them). Here the
 kernel's swap-AB form does the same with a two-part width (config.TWO_PART_WIDTHS; Triton's tensors need
 power-of-two sides): 128 weight rows on two warpgroups by 80-192 rows of x, stored through shared memory in C's
-orientation with TMA (epilogue.TransposedTmaStoreEpilogue). Measured (results/2026-11-26-swap-rows/, notes/perf.md,
-session 21) against the heuristics' own plan on the shapes where they pad x's rows by 10% or more.
+orientation with TMA (epilogue.TransposedTmaStoreEpilogue). Taken where it pads x's rows 10% less than the
+heuristics' plan and a wave model (tile counts against the SMs, tile-times fitted to measured shapes) favours it;
+checked held out against the heuristics without the rule (results/2026-11-26-swap-rows/, notes/perf.md, session 21).
 """
 from __future__ import annotations
 
@@ -28,8 +29,15 @@ SWAP_ROWS: dict[int, GemmConfig] = {
 }
 SWAP_ROWS_ENABLED = True
 SWAP_ROWS_MIN_M = 65  # fewer rows are decode's (swap-AB tiles 16-64 wide, heuristics.DECODE)
-SWAP_ROWS_MAX_PADDING = 0.9  # x's padded rows, as a fraction of the current plan's, at most
-SWAP_ROWS_MIN_TILES = 1 / 3  # of the SMs: fewer tiles leave too few SMs streaming the weight (132x2752: 22 lost)
+SWAP_ROWS_MAX_PADDING = 0.9  # x's padded rows, as a fraction of the current plan's, at most (so never at M = 128 k)
+# Tile-times in a wave model fitted to 62 measured shapes (results/2026-11-26-swap-rows/, notes/perf.md): a swap-AB
+# tile's time per output element is 1.3 times a 128x256 plain tile's, and a plain tile's relative to that tile by
+# shape (128x128 on one warpgroup 0.65 at these sizes: above heuristics.TAIL_TILE_TIME, fitted on larger K).
+SWAP_TILE_TIME = 1.3
+PLAIN_TILE_TIME = {(128, 256): 1.0, (256, 128): 1.0, (128, 192): 0.85, (128, 160): 0.72, (128, 128): 0.65,
+                   (64, 128): 0.25, (64, 64): 0.125}
+# 512+ rows on 128x256 tiles: those tiles win (7 held-out shapes of 536-646 rows: 0.88-1.02, geomean 0.956).
+SWAP_ROWS_LARGE_MAX_M = 511
 
 
 def rows_fit(M: int) -> tuple[int, int]:
@@ -40,22 +48,40 @@ def rows_fit(M: int) -> tuple[int, int]:
     return parts, width
 
 
+def _cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def plain_time(cfg: GemmConfig, M: int, N: int, num_sms: int) -> float:
+    """Waves of cfg's tiles times their tile-time, in 128x256 tile-times."""
+    bm, bn = cfg.block_m, cfg.block_n
+    tile = PLAIN_TILE_TIME.get((bm, bn), bm * bn / (128 * 256) * SWAP_TILE_TIME)
+    return _cdiv(_cdiv(M, bm) * _cdiv(N, bn), num_sms) * tile
+
+
+def swap_time(parts: int, width: int, N: int, num_sms: int) -> float:
+    return _cdiv(parts * _cdiv(N, 128), num_sms) * width / 256 * SWAP_TILE_TIME
+
+
 def swap_rows_config(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: int, in_dtype: torch.dtype,
                      out_dtype: torch.dtype) -> tuple[GemmConfig, str] | None:
     """The swap-AB tile that replaces the heuristics' plain `cfg` for an unbatched 16-bit product with a weight read
     along K, with the reason; None to keep `cfg` (decode's swap-AB tiles, split or stream-K plans, batched products
-    and fp8, on which the rule was not measured; shapes it would pad nearly as much or leave too few tiles)."""
+    and fp8, on which the rule was not measured; shapes where it saves little padding or the wave model favours cfg)."""
     if (not SWAP_ROWS_ENABLED or batches != 1 or M < SWAP_ROWS_MIN_M or in_dtype.itemsize != 2 or cfg.swap_ab
-            or cfg.split_k > 1 or cfg.stream_k):
+            or cfg.split_k > 1 or cfg.stream_k or (cfg.block_n >= 256 and M > SWAP_ROWS_LARGE_MAX_M)):
         return None
     parts, width = rows_fit(M)
     padded = parts * width
-    plain = -(-M // cfg.block_m) * cfg.block_m
-    tiles = parts * -(-N // 128)
-    if padded > SWAP_ROWS_MAX_PADDING * plain or tiles < SWAP_ROWS_MIN_TILES * num_sms:
+    plain_rows = _cdiv(M, cfg.block_m) * cfg.block_m
+    if padded > SWAP_ROWS_MAX_PADDING * plain_rows:
+        return None
+    ours, theirs = swap_time(parts, width, N, num_sms), plain_time(cfg, M, N, num_sms)
+    if ours > theirs:
         return None
     swap = SWAP_ROWS[width]
     if check_config(swap, in_dtype, out_dtype) is not None:
         return None
-    return swap, (f"M={M}: {parts} swap-AB tile(s) of {width} rows of x pad them to {padded} where {cfg.name} pads "
-                  f"to {plain}: {swap.name} ({tiles} tiles), x's rows on wgmma's N side")
+    return swap, (f"M={M}: {parts} swap-AB tile(s) of {width} rows of x (x on wgmma's N side) pad them to {padded} "
+                  f"where {cfg.name} pads to {plain_rows}: {swap.name}, {ours:.2f} 128x256 wave-times against "
+                  f"{theirs:.2f}")
