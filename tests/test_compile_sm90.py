@@ -6,9 +6,10 @@ and fit its shared memory in 227 KB.
 import pytest
 import torch
 
-from warpgemm.config import SMEM_LIMIT, GemmConfig, check_config, is_two_part
+from warpgemm.config import SMEM_LIMIT, GemmConfig, check_config
 from warpgemm.heuristics import SHIPPED_CONFIGS
 from warpgemm.kernels.hopper.aot import compile_gemm, inspect_compiled
+from warpgemm.ops.grouped import grouped_config_problem
 from warpgemm.ops.grouped_ragged_k import forced_config_problem
 
 VARIANTS = []
@@ -28,9 +29,7 @@ for cfg in CANDIDATES:
         VARIANTS.append((cfg, torch.float16, torch.float32, False, False, True))
 
 
-@pytest.mark.parametrize("cfg", [c for c in SHIPPED_CONFIGS
-                                 if not c.stream_k and not is_two_part(c.block_n) and c.cluster_m == 1
-                                 and not (c.swap_ab and c.store_chunks > 1)],
+@pytest.mark.parametrize("cfg", [c for c in SHIPPED_CONFIGS if grouped_config_problem(c) is None],
                          ids=lambda c: c.name)
 @pytest.mark.parametrize("b_kmajor", [False, True])
 @pytest.mark.parametrize("offs_table", [False, True], ids=["table", "offs"])

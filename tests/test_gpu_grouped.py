@@ -5,8 +5,9 @@ import pytest
 import torch
 
 import warpgemm
-from warpgemm.config import GemmConfig, check_config, is_two_part
+from warpgemm.config import GemmConfig, check_config
 from warpgemm.heuristics import DECODE, SHIPPED_CONFIGS
+from warpgemm.ops.grouped import grouped_config_problem
 from warpgemm.ops.grouped_ragged_k import forced_config_problem
 from warpgemm.testing import rel_error
 
@@ -58,7 +59,8 @@ def test_tokens_by_expert_ragged_and_empty_groups(b_kmajor):
 
 # Two-part widths (128x192, 128x160) are dense-only (grouped_mm refuses them: test_gpu_wide.py).
 # grouped_mm refuses two-part widths and cluster pairs by name (test_ragged_k_forced_configs_it_cannot_run_are_refused).
-GROUPED_CONFIGS = [c for c in SHIPPED_CONFIGS if not is_two_part(c.block_n) and c.cluster_m == 1]
+# The shipped configs grouped_mm accepts (stream-K ones are filtered per test where they are refused).
+GROUPED_CONFIGS = [c for c in SHIPPED_CONFIGS if c.stream_k or grouped_config_problem(c) is None]
 
 
 @pytest.mark.parametrize("cfg", [c for c in GROUPED_CONFIGS if not c.stream_k], ids=lambda c: c.name)
@@ -502,7 +504,7 @@ def test_ragged_k_forced_configs_it_cannot_run_are_refused():
     for cfg in SHIPPED_CONFIGS:
         if forced_config_problem(cfg) is not None:
             # grouped_mm's own refusals of two-part widths and cluster pairs (every form) come first.
-            with pytest.raises(ValueError, match="2-D x 2-D form|in powers of two|cluster_m must be 1"):
+            with pytest.raises(ValueError, match="2-D x 2-D form|in powers of two|cluster_m must be 1|stored whole"):
                 warpgemm.grouped_mm(x.t(), dy, offs, config=cfg)
 
 

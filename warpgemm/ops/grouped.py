@@ -286,6 +286,21 @@ def _loop_tokens_by_group(a, b, offs, out) -> None:
             bmm_into(a[start:end].unsqueeze(0), b[g].unsqueeze(0), None, out[start:end].unsqueeze(0))
 
 
+def grouped_config_problem(cfg: GemmConfig) -> str | None:
+    """Why grouped_mm cannot run a forced config (any form), or None. Its kernels store row-bounded whole tiles from
+    one accumulator (kernels/hopper/epilogue.py), of one program each."""
+    if cfg.split_k > 1 or cfg.stream_k:
+        return (f"grouped_mm runs whole tiles of each group; split_k must be 1 and stream_k False (got "
+                f"split_k={cfg.split_k}, stream_k={cfg.stream_k})")
+    if cfg.cluster_m > 1:
+        return f"grouped_mm's tiles run alone; cluster_m must be 1 (got {cfg.cluster_m})"
+    if is_two_part(cfg.block_n):
+        return f"grouped_mm's tiles are at most 256 columns wide in powers of two; got block_n={cfg.block_n}"
+    if cfg.swap_ab and cfg.store_chunks > 1:
+        return f"grouped_mm's swap-AB tiles are stored whole; store_chunks must be 1 (got {cfg.store_chunks})"
+    return None
+
+
 def grouped_mm(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor | None = None, *,
                out: torch.Tensor | None = None, out_dtype: torch.dtype | None = None,
                config: GemmConfig | None = None) -> torch.Tensor:
@@ -299,20 +314,9 @@ def grouped_mm(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor | None = Non
         raise TypeError(f"config must be a warpgemm.GemmConfig or None, got {type(config).__name__}")
     if config is not None:
         checks.check_forced_config(config, a.dtype, out_dtype)
-    if config is not None and (config.split_k > 1 or config.stream_k):
-        raise ValueError(f"config {config.name}: grouped_mm runs whole tiles of each group; split_k must be 1 and "
-                         f"stream_k False (got split_k={config.split_k}, stream_k={config.stream_k})")
-    if config is not None and config.cluster_m > 1:
-        raise ValueError(f"config {config.name}: grouped_mm's tiles run alone; cluster_m must be 1 "
-                         f"(got {config.cluster_m})")
-    if config is not None and is_two_part(config.block_n):
-        # Its row-bounded stores take one accumulator (kernels/hopper/epilogue.py); dense products only.
-        raise ValueError(f"config {config.name}: grouped_mm's tiles are at most 256 columns wide in powers of two; "
-                         f"got block_n={config.block_n}")
-    if config is not None and config.swap_ab and config.store_chunks > 1:
-        # The row-bounded transposed store writes whole tiles from registers.
-        raise ValueError(f"config {config.name}: grouped_mm's swap-AB tiles are stored whole; store_chunks must be 1 "
-                         f"(got {config.store_chunks})")
+    problem = grouped_config_problem(config) if config is not None else None
+    if problem is not None:
+        raise ValueError(f"config {config.name}: {problem}")
     if a.dim() == 3 and b.dim() == 2:
         # Groups along N: out[:, cols of g] = a[g] @ b[:, cols of g], i.e. out^T = (b^T tokens) x (a^T experts),
         # the 2-D x 3-D form on transposed views (the columns of b are its tokens). Same checks, same kernels
