@@ -1,9 +1,10 @@
 """Held-out check of the swap-AB row-fit rule (warpgemm/swap_rows.py): random shapes whose plan the rule changes,
 the heuristics as shipped against the same heuristics with the rule switched off, both against torch.matmul (B = W.T
-of an (N, K) weight), alternating rounds, each checked against an fp32 product.
+of an (N, K) weight; --nn: B row-major (K, N), the rule switched on for that layout too), alternating rounds, each
+checked against an fp32 product.
 
     python scripts/swap_rows_probe.py OUT.json [--count N] [--seed S] [--draws D] [--m-range LO,HI] [--rounds R]
-        [--shapes MxNxK,...]
+        [--shapes MxNxK,...] [--nn]
 """
 from __future__ import annotations
 
@@ -23,12 +24,14 @@ from warpgemm.ops import gemm_impl
 from warpgemm.testing import add_probe_rows, rel_error, write_probe_result
 
 
-def plan(a3, b3, c3, rule: bool):
+def plan(a3, b3, c3, rule: bool, nn: bool = False):
     gemm_impl._PLANS.clear()
     heuristics.choose_config.cache_clear()
     with contextlib.ExitStack() as stack:
         if not rule:
             stack.enter_context(mock.patch.object(swap_rows, "SWAP_ROWS_ENABLED", False))
+        if nn:
+            stack.enter_context(mock.patch.object(swap_rows, "SWAP_ROWS_N_MAJOR", True))
         return gemm_impl.plan_hopper(a3, b3, c3, None, None, may_tune=False)
 
 
@@ -49,9 +52,12 @@ def drawn_shapes(args) -> list[tuple[int, int, int]]:
     for _ in range(args.draws):
         M, N, K = lu(lo, hi), lu(1024, 32768) // 8 * 8, lu(1024, 8192) // 8 * 8
         a = torch.empty(1, M, K, device="meta", dtype=torch.bfloat16)
-        b = torch.empty(1, N, K, device="meta", dtype=torch.bfloat16).transpose(1, 2)
+        if args.nn:
+            b = torch.empty(1, K, N, device="meta", dtype=torch.bfloat16)
+        else:
+            b = torch.empty(1, N, K, device="meta", dtype=torch.bfloat16).transpose(1, 2)
         c = torch.empty(1, M, N, device="meta", dtype=torch.bfloat16)
-        if plan(a, b, c, True).config != plan(a, b, c, False).config:
+        if plan(a, b, c, True, args.nn).config != plan(a, b, c, False, args.nn).config:
             out.append((M, N, K))
         if len(out) == args.count:
             break
@@ -67,21 +73,23 @@ def main():
     ap.add_argument("--m-range", default="65,700")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--shapes", default="")
+    ap.add_argument("--nn", action="store_true", help="B row-major (K, N), with the rule switched on for it")
     args = ap.parse_args()
     shapes = drawn_shapes(args)
-    result = {"environment": environment(), "seed": args.seed, "m_range": args.m_range, "rows": []}
+    result = {"environment": environment(), "seed": args.seed, "m_range": args.m_range, "nn": args.nn, "rows": []}
     warm_gpu(2.0)
     for M, N, K in shapes:
         g = torch.Generator(device="cuda").manual_seed(M + N + K)
         a = torch.randn(M, K, device="cuda", generator=g).bfloat16()
         w = torch.randn(N, K, device="cuda", generator=g).bfloat16()
         ref = a.float() @ w.float().t()
-        a3, b3 = a.unsqueeze(0), w.t().unsqueeze(0)
+        b = w.t().contiguous() if args.nn else w.t()
+        a3, b3 = a.unsqueeze(0), b.unsqueeze(0)
         c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
         c3 = c.unsqueeze(0)
-        fns, errs, names = {"cublas": lambda: torch.matmul(a, w.t())}, {}, {}
+        fns, errs, names = {"cublas": lambda: torch.matmul(a, b)}, {}, {}
         for name, rule in (("rule", True), ("rule off", False)):
-            p = plan(a3, b3, c3, rule)
+            p = plan(a3, b3, c3, rule, args.nn)
             c.fill_(float("nan"))
             p.launch.launch(a3, b3, c3, None)
             errs[name], names[name] = rel_error(c, ref), label(p)

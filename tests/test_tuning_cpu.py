@@ -264,6 +264,11 @@ def test_candidates_fit_the_problem():
     assert not any(c.swap_ab or c.split_k > 1 or c.stream_k for c in wide)
     assert any(c.swap_ab for c in few)
     assert any(c.stream_k for c in under_two_waves) and not any(c.swap_ab for c in under_two_waves)
+    # 65-700 rows: the swap-AB tiles fitted to x's rows (swap_rows.py), not decode's whole-stored ones.
+    fitted = tuning.candidates_for(1, 300, 8192, torch.bfloat16, torch.bfloat16, True)
+    assert any(c.swap_ab and c.store_chunks > 1 for c in fitted)
+    assert not any(c.swap_ab and c.store_chunks == 1 for c in fitted)
+    assert not any(c.swap_ab and c.store_chunks > 1 for c in few)
     n_major = tuning.candidates_for(1, 16, 4096, torch.bfloat16, torch.bfloat16, False)
     assert not any(c.swap_ab and c.block_m == 32 for c in n_major)  # 32-row tiles read K-major weights only
     assert all(c.store_chunks == 1 or c.block_n % c.store_chunks == 0 for c in wide)

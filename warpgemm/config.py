@@ -58,8 +58,8 @@ class GemmConfig:
     store_chunks: 1 = the finished tile goes out through one tile-sized shared buffer; 2 or 4 = in that many
         column chunks through two chunk-sized buffers that alternate (one chunk's TMA store overlaps the next
         chunk's conversion), which frees shared memory for a deeper operand ring. A two-part width (TWO_PART_WIDTHS,
-        whole plain tiles) stores in chunks as wide as its rest: block_n / rest of them (192 = 128 + 64: 3; 144 =
-        128 + 16: 9).
+        whole tiles) stores in chunks as wide as its rest: block_n / rest of them (192 = 128 + 64: 3; 144 =
+        128 + 16: 9). Under swap_ab the chunks are of C's rows (see swap_ab).
     stream_k: False = tiles (or split-K parts) are the units; True = stream-K: all tiles' K steps, laid end to
         end, are cut into one even range per program; a tile spread over several programs is summed by the last
         of them in program order (deterministic).
@@ -202,7 +202,8 @@ def check_config(cfg: GemmConfig, in_dtype: torch.dtype, out_dtype: torch.dtype,
     if cfg.store_chunks not in (1, 2, 4) and not is_two_part(bn):
         return f"store_chunks must be 1, 2 or 4, got {cfg.store_chunks}"
     if (bn // cfg.store_chunks) * out_dtype.itemsize < 32:
-        return f"store_chunks={cfg.store_chunks} leaves {bn // cfg.store_chunks}-column chunks: under 32 bytes per row"
+        what = "row chunks (swap_ab)" if cfg.swap_ab else "column chunks: under 32 bytes per row"
+        return f"store_chunks={cfg.store_chunks} leaves {bn // cfg.store_chunks}-{what}"
     if cfg.split_k > 1 and cfg.store_chunks > 1:
         return "split_k > 1 stores whole tiles: store_chunks must be 1"
     if cfg.stream_k and cfg.split_k > 1:

@@ -28,7 +28,11 @@ SWAP_ROWS: dict[int, GemmConfig] = {
     192: GemmConfig(block_m=128, block_n=192, stages=4, store_chunks=3, **_SWAP),
 }
 SWAP_ROWS_ENABLED = True
+# Weights contiguous along N (B row-major (K, N)): the kernel then reads its A (the weight) MN-major. Not measured:
+# off until a held-out run says otherwise (scripts/swap_rows_probe.py --nn).
+SWAP_ROWS_N_MAJOR = False
 SWAP_ROWS_MIN_M = 65  # fewer rows are decode's (swap-AB tiles 16-64 wide, heuristics.DECODE)
+SWAP_ROWS_MAX_M = 700  # the rows measured
 SWAP_ROWS_MAX_PADDING = 0.9  # x's padded rows, as a fraction of the current plan's, at most (so never at M = 128 k)
 # Tile-times in a wave model fitted to 62 measured shapes (results/2026-11-26-swap-rows/, notes/perf.md): a swap-AB
 # tile's time per output element is 1.3 times a 128x256 plain tile's, and a plain tile's relative to that tile by
@@ -55,7 +59,7 @@ def _cdiv(a: int, b: int) -> int:
 def plain_time(cfg: GemmConfig, M: int, N: int, num_sms: int) -> float:
     """Waves of cfg's tiles times their tile-time, in 128x256 tile-times."""
     bm, bn = cfg.block_m, cfg.block_n
-    tile = PLAIN_TILE_TIME.get((bm, bn), bm * bn / (128 * 256) * SWAP_TILE_TIME)
+    tile = PLAIN_TILE_TIME.get((bm, bn), bm * bn / (128 * 256))  # other tiles: by area
     return _cdiv(_cdiv(M, bm) * _cdiv(N, bn), num_sms) * tile
 
 
@@ -68,7 +72,8 @@ def swap_rows_config(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: int
     """The swap-AB tile that replaces the heuristics' plain `cfg` for an unbatched 16-bit product with a weight read
     along K, with the reason; None to keep `cfg` (decode's swap-AB tiles, split or stream-K plans, batched products
     and fp8, on which the rule was not measured; shapes where it saves little padding or the wave model favours cfg)."""
-    if (not SWAP_ROWS_ENABLED or batches != 1 or M < SWAP_ROWS_MIN_M or in_dtype.itemsize != 2 or cfg.swap_ab
+    if (not SWAP_ROWS_ENABLED or batches != 1 or not SWAP_ROWS_MIN_M <= M <= SWAP_ROWS_MAX_M
+            or in_dtype.itemsize != 2 or cfg.swap_ab
             or cfg.split_k > 1 or cfg.stream_k or (cfg.block_n >= 256 and M > SWAP_ROWS_LARGE_MAX_M)):
         return None
     parts, width = rows_fit(M)

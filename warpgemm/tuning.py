@@ -279,15 +279,17 @@ def config_for(a3, b3, c3, bias, heuristic: GemmConfig, *, may_tune: bool = True
 def candidates_for(batches: int, M: int, N: int, in_dtype: torch.dtype, out_dtype: torch.dtype,
                    weight_k_contiguous: bool, num_sms: int = _env.H100_SMS):
     """The configs worth timing for a (batches, M, N) output: the shipped ones and the sweep's, valid for it;
-    swap-AB only for M <= 64 (the sweeps never saw it win above), split-K and stream-K only where 128x256 tiles
+    swap-AB tiles stored whole only for M <= 64 (the sweeps never saw them win above), those stored in chunks
+    only over the rows swap_rows.py measured them on, split-K and stream-K only where 128x256 tiles
     make under two waves or M <= 512 (with more tiles every SM is busy without them)."""
     from .candidates import CANDIDATES
     from .heuristics import SHIPPED_CONFIGS
+    from .swap_rows import SWAP_ROWS_MAX_M, SWAP_ROWS_MIN_M
 
     few_tiles = batches * -(-M // 128) * -(-N // 256) < 2 * num_sms
     out = []
     for cfg in dict.fromkeys(SHIPPED_CONFIGS + CANDIDATES):
-        if cfg.swap_ab and M > 64:
+        if cfg.swap_ab and not (M <= 64 if cfg.store_chunks == 1 else SWAP_ROWS_MIN_M <= M <= SWAP_ROWS_MAX_M):
             continue
         if (cfg.split_k > 1 or cfg.stream_k) and M > 512 and not few_tiles:
             continue

@@ -60,7 +60,7 @@ def fit_to_rows(cfg, m: int, dtype=torch.bfloat16):
     still fits. A tile narrower than M is kept: x's rows then split over several tiles that share a weight panel."""
     from ..config import check_config
 
-    if not cfg.swap_ab:
+    if not cfg.swap_ab or cfg.store_chunks > 1:  # tiles wide along x (swap_rows.py) are kept as they are
         return cfg
     cfg = cfg.replace(block_n=min(cfg.block_n, 16 if m <= 16 else 32 if m <= 32 else 64))
     while cfg.stages > 2 and check_config(cfg, dtype, dtype) is not None:
