@@ -80,6 +80,9 @@ def test_heuristics_choose_swap_rows_tiles_where_they_fit_x():
     plan = warpgemm.explain(a, w.T)
     assert "_swap" in plan and "2 swap-AB tile(s) of 144 rows" in plan, plan
     _assert_ok(check_matmul(a, w.T, bias=bias), "283x8424x1488 heuristics")
+    b = w.T.contiguous()  # B row-major (K, N): the weight read MN-major by the same tiles
+    assert "2 swap-AB tile(s) of 144 rows" in warpgemm.explain(a, b)
+    _assert_ok(check_matmul(a, b, bias=bias), "283x8424x1488 heuristics, B row-major")
     assert "_swap" not in warpgemm.explain(rand(256, 1488, g=g), w.T)
 
 

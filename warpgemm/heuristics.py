@@ -31,7 +31,7 @@ The rules are few and each rests on `warpgemm bench sweep` runs (notes/perf.md, 
 - A weight read along K whose rows start 16 bytes into a 32-byte sector (K = 8 mod 16): the 2-CTA cluster form of
   the chosen 128-row or 64x128 tile, which multicasts B (`off_sector_config`); with such rows in any operand, no
   128x128 tiles alone where 128x256 ones make a wave (`OFF_SECTOR_NO_MEDIUM`). Unbatched products.
-- 65-700 rows of x against a weight read along K, where 128- or 64-row tiles pad x's rows by 10% or more: swap-AB
+- 65-700 rows of x where 128- or 64-row tiles pad x's rows by 10% or more and a wave model favours them: swap-AB
   tiles as wide as x's rows need (80-192, two-part widths), x on wgmma's N side as cuBLAS puts it (swap_rows.py;
   applied in ops/gemm_impl.resolve_config, before the off-sector pairs). Unbatched 16-bit products.
 - A last wave that fills few SMs: when the 128x256 tiles come to w full waves plus a small remainder, the
