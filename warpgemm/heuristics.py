@@ -49,7 +49,7 @@ import functools
 import torch
 
 from .config import WIDE_BLOCK_N, GemmConfig, check_config
-from .swap_rows import SWAP_ROWS
+from .swap_rows import SWAP_ROWS, SWAP_ROWS_FP8
 
 # Two consumer warpgroups share a 128x256 tile: each issues m64n256k16 wgmma, the widest there is.
 LARGE = GemmConfig(block_m=128, block_n=256, block_k=64, stages=3, consumer_warps=8, group_m=8)
@@ -277,7 +277,7 @@ FP8_CLUSTER_SMALL = CLUSTER_SMALL.replace(block_k=128)
 FP8_CONFIGS: tuple[GemmConfig, ...] = (FP8_LARGE, FP8_LARGE_TALL_BANDS, FP8_LARGE_ROWWISE, FP8_LARGE_ROWWISE_TALL_BANDS,
                                        FP8_MEDIUM, FP8_SMALL, FP8_NARROW, FP8_WIDE, FP8_WIDE_160, FP8_CLUSTER_LARGE,
                                        FP8_CLUSTER_SMALL) \
-    + tuple(FP8_DECODE.values())
+    + tuple(FP8_DECODE.values()) + tuple(SWAP_ROWS_FP8.values())
 # 128x256 tiles that make 1-4 waves with a last wave under half full take 128x128 tiles instead (1024x14336x4096:
 # 3.4 waves, 0.90 -> 0.96x); the bf16 path splits such a tail off into a second launch instead.
 FP8_SHORT_TAIL = 0.5

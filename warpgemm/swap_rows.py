@@ -27,7 +27,10 @@ SWAP_ROWS: dict[int, GemmConfig] = {
     160: GemmConfig(block_m=128, block_n=160, stages=5, store_chunks=5, **_SWAP),
     192: GemmConfig(block_m=128, block_n=192, stages=4, store_chunks=3, **_SWAP),
 }
+# fp8 (scaled_mm): the same tiles with K steps of the same 128 bytes (128 fp8 elements), so the same rings fit.
+SWAP_ROWS_FP8: dict[int, GemmConfig] = {w: cfg.replace(block_k=128) for w, cfg in SWAP_ROWS.items()}
 SWAP_ROWS_ENABLED = True
+SWAP_ROWS_FP8_ENABLED = True
 # Weights contiguous along N too (B row-major (K, N)): the kernel then reads its A (the weight) MN-major. The model
 # was fitted on K-major weights only; held out on N-major ones (scripts/swap_rows_probe.py --nn, seed 45): 1.177x over
 # the heuristics without the rule, 21 of 24 ahead, 0.741 -> 0.872x cuBLAS.
@@ -70,10 +73,12 @@ def swap_time(parts: int, width: int, N: int, num_sms: int) -> float:
 
 def swap_rows_config(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: int, in_dtype: torch.dtype,
                      out_dtype: torch.dtype) -> tuple[GemmConfig, str] | None:
-    """The swap-AB tile that replaces the heuristics' plain `cfg` for an unbatched 16-bit product, with the reason; None to keep `cfg` (decode's swap-AB tiles, split or stream-K plans, batched products
-    and fp8, on which the rule was not measured; shapes where it saves little padding or the wave model favours cfg)."""
-    if (not SWAP_ROWS_ENABLED or batches != 1 or not SWAP_ROWS_MIN_M <= M <= SWAP_ROWS_MAX_M
-            or in_dtype.itemsize != 2 or cfg.swap_ab
+    """The swap-AB tile that replaces the heuristics' plain `cfg` for an unbatched 16-bit or fp8 product, with the
+    reason; None to keep `cfg` (decode's swap-AB tiles, split or stream-K plans, batched products, on which the rule
+    was not measured; shapes where it saves little padding or the wave model favours cfg)."""
+    fp8 = in_dtype.itemsize == 1
+    if (not SWAP_ROWS_ENABLED or (fp8 and not SWAP_ROWS_FP8_ENABLED) or batches != 1
+            or not SWAP_ROWS_MIN_M <= M <= SWAP_ROWS_MAX_M or in_dtype.itemsize not in (1, 2) or cfg.swap_ab
             or cfg.split_k > 1 or cfg.stream_k or (cfg.block_n >= 256 and M > SWAP_ROWS_LARGE_MAX_M)):
         return None
     parts, width = rows_fit(M)
@@ -84,7 +89,7 @@ def swap_rows_config(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: int
     ours, theirs = swap_time(parts, width, N, num_sms), plain_time(cfg, M, N, num_sms)
     if ours > theirs:
         return None
-    swap = SWAP_ROWS[width]
+    swap = (SWAP_ROWS_FP8 if fp8 else SWAP_ROWS)[width]
     if check_config(swap, in_dtype, out_dtype) is not None:
         return None
     return swap, (f"M={M}: {parts} swap-AB tile(s) of {width} rows of x (x on wgmma's N side) pad them to {padded} "

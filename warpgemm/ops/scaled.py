@@ -25,7 +25,7 @@ from typing import List, NamedTuple, Optional
 import torch
 from torch import Tensor
 
-from .. import _env, heuristics
+from .. import _env, heuristics, swap_rows
 from ..config import GemmConfig, check_config
 from ..kernels.hopper import tma_operands as tma
 from . import checks
@@ -119,7 +119,11 @@ def plan(a: Tensor, b: Tensor, c: Tensor, mode: int, has_bias: bool, config: Gem
     # fp8 wgmma reads both operands K-major from shared memory: A row-major, B column-major (W.T of an (N, K) W).
     a_geom, a_copy = _geometry(a.unsqueeze(0), 2)
     b_geom, b_copy = _geometry(b.unsqueeze(0), 1)
-    if config is None and not b_copy and tma.off_sector(b_geom, b.element_size()):
+    fit = None if config is not None else swap_rows.swap_rows_config(cfg, 1, M, N, _env.sms_for(c.device), a.dtype,
+                                                                      c.dtype)
+    if fit is not None:
+        cfg, why = fit[0], f"{why}; {fit[1]}"
+    elif config is None and not b_copy and tma.off_sector(b_geom, b.element_size()):
         # Rows of 16 mod 32 bytes (heuristics.off_sector_config); row-wise scales keep chunked 128x256 stores.
         pair = heuristics.off_sector_config(cfg, 1, M, N, _env.sms_for(c.device), a.dtype, c.dtype)
         if pair is not None and not (mode == ROWWISE and pair[0].block_n == 256):
