@@ -6,7 +6,7 @@ where any multiple of 8 is a width: 147 rows in one 152-wide tile, 544 in three 
 cublas_kernels.py on the session-21 scan's weakest shapes: 136-192-wide tiles on every one of them). Here the
 kernel's swap-AB form does the same with a two-part width (config.TWO_PART_WIDTHS; Triton's tensors need
 power-of-two sides): 128 weight rows on two warpgroups by 80-192 rows of x, stored through shared memory in C's
-orientation with TMA (epilogue.TransposedTmaStoreEpilogue). Taken where it pads x's rows 10% less than the
+orientation with TMA (epilogue.TmaStoreEpilogue, TRANSPOSED). Taken where it pads x's rows 10% less than the
 heuristics' plan and a wave model (tile counts against the SMs, tile-times fitted to measured shapes) favours it;
 checked held out against the heuristics without the rule (results/2026-11-26-swap-rows/, notes/perf.md, session 21).
 """

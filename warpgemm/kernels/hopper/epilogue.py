@@ -146,6 +146,11 @@ class TmaStoreEpilogue:
 
     The output descriptor's box is the tile (one buffer) or a column chunk of it (two chunk buffers that
     alternate: a chunk's store overlaps the next chunk's conversion, in a quarter of the shared memory).
+
+    TRANSPOSED (swap-AB tiles stored in chunks, swap_rows.py: 65-700 rows of x on wgmma's N side): the tile is one of
+    C^T (rows = C's columns off_m.., columns = C's rows off_n..); each chunk of C's rows is written transposed into
+    its buffer, so it leaves in C's orientation (C's box is (1, chunk, block_m)). Pointer stores of so wide a tile
+    would write 16-byte pieces of many rows at once (TransposedStoreEpilogue does that for decode's narrow tiles).
     """
 
     c_desc: tma.tensor_descriptor
@@ -153,21 +158,28 @@ class TmaStoreEpilogue:
     bias_ptr: gl.tensor
     HAS_BIAS: gl.constexpr
     scales: OutputScales
+    TRANSPOSED: gl.constexpr
 
     @gluon.constexpr_function
-    def __init__(self, c_desc, c_smem, bias_ptr, HAS_BIAS, scales):
+    def __init__(self, c_desc, c_smem, bias_ptr, HAS_BIAS, scales, TRANSPOSED):
         self.c_desc = c_desc
         self.c_smem = c_smem
         self.bias_ptr = bias_ptr
         self.HAS_BIAS = gl.constexpr(HAS_BIAS)
         self.scales = scales
+        self.TRANSPOSED = gl.constexpr(TRANSPOSED)
 
     @gluon.jit
     def create(p, sched):
-        CHUNKS: gl.constexpr = p.block_n() // p.c_desc.block_type.shape[2]
+        CHUNKS: gl.constexpr = p.block_n() // p.c_desc.block_type.shape[1 if p.SWAP_AB else 2]
         BUFFERS: gl.constexpr = 2 if CHUNKS > 1 else 1
         c_smem = gl.allocate_shared_memory(p.c_desc.dtype, [BUFFERS] + p.c_desc.block_type.shape, p.c_desc.layout)
-        return TmaStoreEpilogue(p.c_desc, c_smem, p.bias_ptr, p.HAS_BIAS, OutputScales.create(p))
+        return TmaStoreEpilogue(p.c_desc, c_smem, p.bias_ptr, p.HAS_BIAS, OutputScales.create(p), p.SWAP_AB)
+
+    @gluon.constexpr_function
+    def chunk_n(self):
+        """Columns of the tile per stored chunk (C's rows when TRANSPOSED)."""
+        return self.c_desc.block_type.shape[1 if self.TRANSPOSED else 2]
 
     @gluon.jit
     def store(self, acc, work):
@@ -193,7 +205,7 @@ class TmaStoreEpilogue:
         """A two-part tile: its main and rest accumulators, in rest-wide chunks through the two chunk buffers taken in
         turn (128x192: three 64-column chunks, buffers 0, 1, 0; 128x144: nine 16-column chunks)."""
         MAIN_N: gl.constexpr = acc.type.shape[1]
-        CHUNK_N: gl.constexpr = self.c_desc.block_type.shape[2]
+        CHUNK_N: gl.constexpr = self.chunk_n()
         # The previous tile's last chunk left from buffer 0, which this tile's first chunk fills: store_chunk's wait
         # (all but the newest store done reading) would not cover it. After a whole mainloop it has long finished.
         tma.store_wait(0)
@@ -203,8 +215,19 @@ class TmaStoreEpilogue:
     @gluon.jit
     def store_tile(self, acc, batch, off_m, off_n, FIRST_CHUNK: gl.constexpr = 0):
         """FIRST_CHUNK: chunks of this tile already stored (they decide which buffer comes next)."""
-        CHUNK_N: gl.constexpr = self.c_desc.block_type.shape[2]
-        if self.scales.SCALE == 0:
+        CHUNK_N: gl.constexpr = self.chunk_n()
+        if self.TRANSPOSED:
+            chunks = column_chunks(acc, CHUNK_N)
+            for c in gl.static_range(len(chunks)):
+                row0 = off_n + c * CHUNK_N
+                # fp8 dequantization, then the bias (torch._scaled_mm's order): a bias value per C column, i.e. per
+                # row of the transposed chunk.
+                chunk = self.scales.apply_transposed(chunks[c], off_m, row0, self.c_desc.shape[1],
+                                                     self.c_desc.shape[2])
+                if self.HAS_BIAS:
+                    chunk = chunk + along(self.bias_ptr, off_m, self.c_desc.shape[2], chunk, 0)
+                self.store_chunk(chunk.to(self.c_desc.dtype), (FIRST_CHUNK + c) % 2, batch, off_m, row0)
+        elif self.scales.SCALE == 0:
             acc = self.add_bias(acc, off_n)
             chunks = column_chunks(acc.to(self.c_desc.dtype), CHUNK_N)
             for c in gl.static_range(len(chunks)):
@@ -219,16 +242,23 @@ class TmaStoreEpilogue:
 
     @gluon.jit
     def store_chunk(self, chunk, buffer: gl.constexpr, batch, off_m, off_n):
-        BLOCK_M: gl.constexpr = self.c_desc.block_type.shape[1]
-        CHUNK_N: gl.constexpr = self.c_desc.block_type.shape[2]
         BUFFERS: gl.constexpr = self.c_smem.type.shape[0]
         # Stores complete in issue order: leaving BUFFERS - 1 in flight frees the one this buffer last sent, when
         # buffers alternate (store_wide's three chunks, 0 1 0, wait for all before a tile's first).
         tma.store_wait(BUFFERS - 1)
         dst = self.c_smem.index(buffer)
-        dst.reshape([BLOCK_M, CHUNK_N]).store(chunk)
-        fence_async_shared()
-        tma.async_copy_shared_to_global(self.c_desc, [batch, off_m, off_n], dst)
+        if self.TRANSPOSED:
+            CHUNK_ROWS: gl.constexpr = self.c_desc.block_type.shape[1]
+            BLOCK_M: gl.constexpr = self.c_desc.block_type.shape[2]
+            dst.reshape([CHUNK_ROWS, BLOCK_M]).permute((1, 0)).store(chunk)
+            fence_async_shared()
+            tma.async_copy_shared_to_global(self.c_desc, [batch, off_n, off_m], dst)
+        else:
+            BLOCK_M: gl.constexpr = self.c_desc.block_type.shape[1]
+            CHUNK_N: gl.constexpr = self.c_desc.block_type.shape[2]
+            dst.reshape([BLOCK_M, CHUNK_N]).store(chunk)
+            fence_async_shared()
+            tma.async_copy_shared_to_global(self.c_desc, [batch, off_m, off_n], dst)
 
     # Row staging, for epilogues that assemble a tile in pieces (the split-K and stream-K reductions):
     # begin_rows(); put_rows(rows, r0, ...) for each [R, BLOCK_N] fp32 slab; end_rows(...) stores the tile.
@@ -345,76 +375,6 @@ class TransposedStoreEpilogue:
     @gluon.jit
     def drain(self):
         pass
-
-
-@aggregate
-class TransposedTmaStoreEpilogue:
-    """Swap-AB tiles wide along x (store_chunks > 1: 65-700 rows of x on wgmma's N side, in two-part widths such as
-    144 or 192 that fit x's rows): the tile of C^T (rows = C's columns off_m.., columns = C's rows off_n..) goes out in
-    C's orientation, chunk by chunk of C's rows, each written transposed into one of two alternating shared buffers
-    and sent with a TMA bulk store left in flight (TMA clips the ragged edges). Pointer stores of so wide a tile would
-    write 16-byte pieces of many rows at once."""
-
-    c_desc: tma.tensor_descriptor
-    c_smem: gl.shared_memory_descriptor
-    bias_ptr: gl.tensor
-    HAS_BIAS: gl.constexpr
-    scales: OutputScales
-
-    @gluon.constexpr_function
-    def __init__(self, c_desc, c_smem, bias_ptr, HAS_BIAS, scales):
-        self.c_desc = c_desc
-        self.c_smem = c_smem
-        self.bias_ptr = bias_ptr
-        self.HAS_BIAS = gl.constexpr(HAS_BIAS)
-        self.scales = scales
-
-    @gluon.jit
-    def create(p, sched):
-        c_smem = gl.allocate_shared_memory(p.c_desc.dtype, [2] + p.c_desc.block_type.shape, p.c_desc.layout)
-        return TransposedTmaStoreEpilogue(p.c_desc, c_smem, p.bias_ptr, p.HAS_BIAS, OutputScales.create(p))
-
-    @gluon.jit
-    def store(self, acc, work):
-        # Chunks alternate buffers 0, 1 (, 0, 1): the next tile's first chunk waits as store_chunk does.
-        self.store_tile(acc, work.batch, work.off_m, work.off_n)
-
-    @gluon.jit
-    def store_wide(self, acc, rest, work):
-        """A two-part tile: main and rest accumulators in rest-wide chunks (as TmaStoreEpilogue.store_wide, an odd
-        chunk count: the tile's first chunk fills buffer 0, which its previous tile's last chunk left from)."""
-        MAIN_N: gl.constexpr = acc.type.shape[1]
-        CHUNK_N: gl.constexpr = self.c_desc.block_type.shape[1]
-        tma.store_wait(0)
-        self.store_tile(acc, work.batch, work.off_m, work.off_n)
-        self.store_tile(rest, work.batch, work.off_m, work.off_n + MAIN_N, MAIN_N // CHUNK_N)
-
-    @gluon.jit
-    def store_tile(self, acc, batch, off_m, off_n, FIRST_CHUNK: gl.constexpr = 0):
-        CHUNK_N: gl.constexpr = self.c_desc.block_type.shape[1]
-        chunks = column_chunks(acc, CHUNK_N)
-        for c in gl.static_range(len(chunks)):
-            row0 = off_n + c * CHUNK_N
-            # fp8 dequantization, then the bias (torch._scaled_mm's order): one bias value per C column, i.e. per
-            # row of the transposed chunk.
-            chunk = self.scales.apply_transposed(chunks[c], off_m, row0, self.c_desc.shape[1], self.c_desc.shape[2])
-            if self.HAS_BIAS:
-                chunk = chunk + along(self.bias_ptr, off_m, self.c_desc.shape[2], chunk, 0)
-            self.store_chunk(chunk.to(self.c_desc.dtype), (FIRST_CHUNK + c) % 2, batch, row0, off_m)
-
-    @gluon.jit
-    def store_chunk(self, chunk, buffer: gl.constexpr, batch, row0, off_m):
-        CHUNK_N: gl.constexpr = self.c_desc.block_type.shape[1]
-        BLOCK_M: gl.constexpr = self.c_desc.block_type.shape[2]
-        tma.store_wait(1)  # the other buffer's store may still be in flight; this one's has finished
-        dst = self.c_smem.index(buffer)
-        dst.reshape([CHUNK_N, BLOCK_M]).permute((1, 0)).store(chunk)
-        fence_async_shared()
-        tma.async_copy_shared_to_global(self.c_desc, [batch, row0, off_m], dst)
-
-    @gluon.jit
-    def drain(self):
-        tma.store_wait(0)
 
 
 @gluon.jit

@@ -11,8 +11,7 @@ from ... import _env
 from ...config import (TWO_PART_WIDTHS, GemmConfig, is_two_part, launch_warps, weight_layout_problem, wide_tile_problem,
                        worker_consumer_regs)
 from ...heuristics import persistent_grid
-from .epilogue import (RowBoundStoreEpilogue, RowBoundTransposedEpilogue, TmaStoreEpilogue, TransposedStoreEpilogue,
-                       TransposedTmaStoreEpilogue)
+from .epilogue import RowBoundStoreEpilogue, RowBoundTransposedEpilogue, TmaStoreEpilogue, TransposedStoreEpilogue
 from .gemm_kernel import gemm_kernel
 from .partial_sums import PartialSumEpilogue
 from .ptx_hints import PASS_VERSION, store_hints
@@ -107,8 +106,8 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
         if cfg.stream_k or cfg.split_k > 1:
             epilogue = PartialSumEpilogue
         else:
-            epilogue = (TmaStoreEpilogue if not cfg.swap_ab else TransposedTmaStoreEpilogue if cfg.store_chunks > 1
-                        else TransposedStoreEpilogue)
+            # Swap-AB tiles stored in chunks go out through TMA too (TmaStoreEpilogue's TRANSPOSED form).
+            epilogue = TransposedStoreEpilogue if cfg.swap_ab and cfg.store_chunks == 1 else TmaStoreEpilogue
     return dict(A_KMAJOR=a_kmajor, B_KMAJOR=b_kmajor, A_BATCHED=a_batched, B_BATCHED=b_batched, HAS_BIAS=has_bias,
                 SCALE=scale, GROUP_M=cfg.group_m, STAGES=cfg.stages, SPLIT_K=cfg.split_k, CONSUMERS=cfg.consumers,
                 SWAP_AB=cfg.swap_ab, RAGGED_K=ragged_k, L2_STORE_HINT=store_hint(ragged_k),
