@@ -68,8 +68,8 @@ class GemmConfig:
         the transposed tile is written with ordinary stores (store_chunks = 1), or in C's orientation through shared
         memory and TMA in block_n / store_chunks-row chunks (store_chunks > 1: wide tiles, 65-700 rows of x on
         wgmma's N side, where a two-part width fits x's rows as cuBLAS's 136-192-wide tiles do). Under swap_ab
-        block_m may be 32: twice the tiles
-        over a weight, each computed as 64 wgmma rows of which the upper 32 are zero. Such a tile reads the
+        block_m may be 32: twice the tiles over a weight, each computed as 64 wgmma rows of which the upper 32 are
+        zero (stored whole only). Such a tile reads the
         weight K-contiguous, as an nn.Linear weight is: forced on a weight contiguous along N, it runs on a K-major
         copy made per call (the heuristics take 64-row tiles for such a weight instead).
     cluster_m: 1 = programs run alone; 2 = programs run in 2-CTA clusters on pairs of vertically adjacent tiles

@@ -1,4 +1,5 @@
-"""Swap-AB tiles whose width fits x's rows: the heuristics' rule for 65-700 rows of x against an nn.Linear weight.
+"""Swap-AB tiles whose width fits x's rows: the heuristics' rule for 65-700 rows of x (bf16, fp16 and fp8; the weight
+contiguous along K, as an nn.Linear weight, or along N).
 
 A plain tile puts x's rows on wgmma's M side, in 64- or 128-row steps: 147 rows cost two 128-row tile-rows (256, 57%
 of them real), 544 rows five (640). cuBLAS computes such products transposed, with x's rows on wgmma's N side,
