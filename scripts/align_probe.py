@@ -15,7 +15,7 @@ import torch
 import warpgemm
 from warpgemm.bench.gemm_bench import environment
 from warpgemm.bench.timing import rounds_ms, warm_gpu
-from warpgemm.testing import padded_rows, rel_error, write_probe_result
+from warpgemm.testing import padded_rows, probe_operands, rel_error, write_probe_result
 
 
 def main():
@@ -28,10 +28,7 @@ def main():
     warm_gpu(2.0)
     for shape in args.shapes.split(","):
         M, N, K = (int(x) for x in shape.split("x"))
-        g = torch.Generator(device="cuda").manual_seed(M + N + K)
-        a = torch.randn(M, K, device="cuda", generator=g).bfloat16()
-        w = torch.randn(N, K, device="cuda", generator=g).bfloat16()
-        ref = a.float() @ w.float().t()
+        a, w, ref = probe_operands(M, N, K)
         ap_, wp = padded_rows(a), padded_rows(w)
         c_plain = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
         c_pad = padded_rows(torch.empty(M, N, device="cuda", dtype=torch.bfloat16))

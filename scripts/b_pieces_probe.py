@@ -18,7 +18,7 @@ from warpgemm.candidates import parse_config
 from warpgemm.config import GemmConfig
 from warpgemm.kernels.hopper.gemm import GemmLaunch
 from warpgemm.kernels.hopper import tma_operands as tma
-from warpgemm.testing import add_probe_rows, rel_error, write_probe_result
+from warpgemm.testing import add_probe_rows, probe_operands, rel_error, write_probe_result
 
 
 def launch_with_pieces(cfg, pieces, a3, b3, c3):
@@ -42,9 +42,7 @@ def main():
     warm_gpu(2.0)
     for shape in args.shapes.split(","):
         M, N, K = (int(x) for x in shape.split("x"))
-        a = torch.randn(M, K, device="cuda").bfloat16()
-        w = torch.randn(N, K, device="cuda").bfloat16()
-        ref = a.float() @ w.float().t()
+        a, w, ref = probe_operands(M, N, K)
         a3, b3 = a.unsqueeze(0), w.t().unsqueeze(0)
         fns, errs = {"cublas": lambda: torch.matmul(a, w.t())}, {}
         for p in (int(x) for x in args.pieces.split(",")):

@@ -26,7 +26,7 @@ from warpgemm.candidates import WIDE_CANDIDATES
 from warpgemm.bench.gemm_bench import environment
 from warpgemm.bench.timing import rounds_ms, warm_gpu
 from warpgemm.ops import gemm_impl
-from warpgemm.testing import rel_error
+from warpgemm.testing import probe_operands, rel_error
 
 SHAPES = ["1536x1536x1536", "1536x1536x6144", "2048x2048x2048", "3072x3072x3072", "1280x5120x5120",
           "3000x5000x2000", "2000x2000x8000", "777x4096x11008", "1536x4096x4096", "2560x2560x2560"]
@@ -117,10 +117,7 @@ def main():
     warm_gpu(2.0)
     for shape in args.shapes.split(","):
         M, N, K = (int(x) for x in shape.split("x"))
-        g = torch.Generator(device="cuda").manual_seed(M + N + K)
-        a = torch.randn(M, K, device="cuda", generator=g).bfloat16()
-        w = torch.randn(N, K, device="cuda", generator=g).bfloat16()
-        ref = a.float() @ w.float().t()
+        a, w, ref = probe_operands(M, N, K)
         b = w.t().contiguous() if args.nn else w.t()  # --nn: B (K, N) row-major, as torch.matmul(a, b) users have it
         a3, b3 = a.unsqueeze(0), b.unsqueeze(0)
         fns, errs, names = {"cublas": lambda: torch.matmul(a, b)}, {}, {}

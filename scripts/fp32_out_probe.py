@@ -22,7 +22,7 @@ from warpgemm import heuristics
 from warpgemm.bench.gemm_bench import environment
 from warpgemm.bench.timing import rounds_ms, warm_gpu
 from warpgemm.config import check_config
-from warpgemm.testing import rel_error
+from warpgemm.testing import probe_operands, rel_error
 
 SHAPES = "8192x8192x8192,4096x4096x4096,4096x14336x4096,1024x8192x8192,3072x3072x3072,2048x2048x2048,16384x4096x4096"
 CONFIGS = {"heuristics": None, "MEDIUM_FP32_OUT": heuristics.MEDIUM_FP32_OUT,
@@ -49,10 +49,7 @@ def main():
     warm_gpu(2.0)
     for shape in args.shapes.split(","):
         M, N, K = (int(x) for x in shape.split("x"))
-        g = torch.Generator(device="cuda").manual_seed(M + N + K)
-        a = torch.randn(M, K, device="cuda", generator=g).to(bf)
-        w = torch.randn(N, K, device="cuda", generator=g).to(bf)
-        ref = a.float() @ w.float().t()
+        a, w, ref = probe_operands(M, N, K)
         fns, errs = {"cublas_bf16_out": lambda: torch.matmul(a, w.t())}, {}
         for name, cfg in CONFIGS.items():
             out = torch.full((M, N), float("nan"), device="cuda", dtype=f32)

@@ -15,7 +15,7 @@ import torch
 from warpgemm.bench.gemm_bench import environment
 from warpgemm.bench.timing import rounds_ms, warm_gpu
 from warpgemm.ops import gemm_impl
-from warpgemm.testing import add_probe_rows, padded_rows, rel_error, write_probe_result
+from warpgemm.testing import add_probe_rows, padded_rows, probe_operands, rel_error, write_probe_result
 
 PROMOTIONS = {"none": 0, "64B": 1, "128B": 2, "256B": 3}
 _CUDA = ctypes.CDLL("libcuda.so.1")
@@ -66,10 +66,7 @@ def main():
     warm_gpu(2.0)
     for shape in args.shapes.split(","):
         M, N, K = (int(x) for x in shape.split("x"))
-        g = torch.Generator(device="cuda").manual_seed(M + N + K)
-        a = torch.randn(M, K, device="cuda", generator=g).bfloat16()
-        w = torch.randn(N, K, device="cuda", generator=g).bfloat16()
-        ref = a.float() @ w.float().t()
+        a, w, ref = probe_operands(M, N, K)
         fns, errs, cfgs = {"cublas": lambda: torch.matmul(a, w.t())}, {}, {}
         for layout, x, y in (("as allocated", a, w), ("rows padded", padded_rows(a), padded_rows(w))):
             for pname, promotion in PROMOTIONS.items():

@@ -25,7 +25,7 @@ from warpgemm.bench.gemm_bench import environment
 from warpgemm.bench.timing import rounds_ms, warm_gpu
 from warpgemm.candidates import parse_config_list
 from warpgemm.ops import gemm_impl
-from warpgemm.testing import add_probe_rows, padded_rows, rel_error, write_probe_result
+from warpgemm.testing import add_probe_rows, padded_rows, probe_operands, rel_error, write_probe_result
 
 SHAPES = ("1099x8568x1704,1682x10688x1752,688x7880x7512,1357x16552x2424,4096x4096x4104,1000x1000x1000,"
           "2048x2048x2056,512x14336x4104,128x8192x8200,16x4096x4104,64x14336x4104")
@@ -82,10 +82,7 @@ def main():
     print(f"{'shape':>16} {'variant':>36} {'us':>8} {'vs cuBLAS':>9}  config")
     for shape in shapes:
         M, N, K = (int(x) for x in shape.split("x"))
-        g = torch.Generator(device="cuda").manual_seed(M + N + K)
-        a = torch.randn(M, K, device="cuda", generator=g).bfloat16()
-        w = torch.randn(N, K, device="cuda", generator=g).bfloat16()
-        ref = a.float() @ w.float().t()
+        a, w, ref = probe_operands(M, N, K)
         b = w.t().contiguous() if args.nn else w.t()
         layouts = {"": (a, b)}
         if not args.no_padded:

@@ -15,7 +15,7 @@ import torch
 import warpgemm
 from warpgemm.bench.gemm_bench import environment
 from warpgemm.bench.timing import rounds_ms, warm_gpu
-from warpgemm.testing import add_probe_rows, rel_error, write_probe_result
+from warpgemm.testing import add_probe_rows, probe_operands, rel_error, write_probe_result
 
 SHAPES = ("544x20768x1760,528x9960x1056,273x25296x1616,191x21952x4624,415x2936x3440,132x2752x2704,4113x4096x4096,"
           "1040x8192x8192,2064x14336x4096,4100x14336x4096")
@@ -33,10 +33,7 @@ def main():
     for shape in args.shapes.split(","):
         M, N, K = (int(x) for x in shape.split("x"))
         m0 = M // 128 * 128
-        g = torch.Generator(device="cuda").manual_seed(M + N + K)
-        a = torch.randn(M, K, device="cuda", generator=g).bfloat16()
-        w = torch.randn(N, K, device="cuda", generator=g).bfloat16()
-        ref = a.float() @ w.float().t()
+        a, w, ref = probe_operands(M, N, K)
         b = w.t().contiguous() if args.nn else w.t()
         c = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
 

@@ -21,7 +21,7 @@ from warpgemm import heuristics, swap_rows
 from warpgemm.bench.gemm_bench import environment
 from warpgemm.bench.timing import rounds_ms, warm_gpu
 from warpgemm.ops import gemm_impl
-from warpgemm.testing import add_probe_rows, rel_error, write_probe_result
+from warpgemm.testing import add_probe_rows, probe_operands, rel_error, write_probe_result
 
 
 def plan(a3, b3, c3, rule: bool, nn: bool = False):
@@ -79,10 +79,7 @@ def main():
     result = {"environment": environment(), "seed": args.seed, "m_range": args.m_range, "nn": args.nn, "rows": []}
     warm_gpu(2.0)
     for M, N, K in shapes:
-        g = torch.Generator(device="cuda").manual_seed(M + N + K)
-        a = torch.randn(M, K, device="cuda", generator=g).bfloat16()
-        w = torch.randn(N, K, device="cuda", generator=g).bfloat16()
-        ref = a.float() @ w.float().t()
+        a, w, ref = probe_operands(M, N, K)
         b = w.t().contiguous() if args.nn else w.t()
         a3, b3 = a.unsqueeze(0), b.unsqueeze(0)
         c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)

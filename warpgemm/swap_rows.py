@@ -73,12 +73,14 @@ def swap_time(parts: int, width: int, N: int, num_sms: int) -> float:
 
 
 def swap_rows_config(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: int, in_dtype: torch.dtype,
-                     out_dtype: torch.dtype) -> tuple[GemmConfig, str] | None:
+                     out_dtype: torch.dtype, weight_k_major: bool = True) -> tuple[GemmConfig, str] | None:
     """The swap-AB tile that replaces the heuristics' plain `cfg` for an unbatched 16-bit or fp8 product, with the
     reason; None to keep `cfg` (decode's swap-AB tiles, split or stream-K plans, batched products, on which the rule
-    was not measured; shapes where it saves little padding or the wave model favours cfg)."""
+    was not measured; shapes where it saves little padding or the wave model favours cfg). weight_k_major: the weight
+    (the product's B) is read along K; else along N (SWAP_ROWS_N_MAJOR)."""
     fp8 = in_dtype.itemsize == 1
-    if (not SWAP_ROWS_ENABLED or (fp8 and not SWAP_ROWS_FP8_ENABLED) or batches != 1
+    if (not SWAP_ROWS_ENABLED or (fp8 and not SWAP_ROWS_FP8_ENABLED) or not (weight_k_major or SWAP_ROWS_N_MAJOR)
+            or batches != 1
             or not SWAP_ROWS_MIN_M <= M <= SWAP_ROWS_MAX_M or in_dtype.itemsize not in (1, 2) or cfg.swap_ab
             or cfg.split_k > 1 or cfg.stream_k or (cfg.block_n >= 256 and M > SWAP_ROWS_LARGE_MAX_M)):
         return None

@@ -140,6 +140,16 @@ def check_repeatable(a: torch.Tensor, b: torch.Tensor, config=None) -> None:
     assert torch.equal(out, first), "the graph replay differs"
 
 
+def probe_operands(M: int, N: int, K: int, dtype=None, device: str = "cuda"):
+    """The GPU probes' operands for one shape: x (M, K) and a weight w (N, K), random with a seed of M + N + K (so
+    every probe and rerun times the same values), and the fp32 reference x @ w.T."""
+    dtype = dtype or torch.bfloat16
+    g = torch.Generator(device=device).manual_seed(M + N + K)
+    a = torch.randn(M, K, device=device, generator=g).to(dtype)
+    w = torch.randn(N, K, device=device, generator=g).to(dtype)
+    return a, w, a.float() @ w.float().t()
+
+
 def padded_rows(src: torch.Tensor, multiple: int = 64) -> torch.Tensor:
     """A 2-D view with src's values whose rows start `multiple` elements apart at least (128 bytes for 16-bit data:
     what TMA reads at full speed; the probes set it against the same tensor as allocated)."""

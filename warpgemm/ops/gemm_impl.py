@@ -57,8 +57,9 @@ def resolve_config(config: GemmConfig | None, a3: torch.Tensor, c3: torch.Tensor
         cfg, why = heuristics.choose_config(batches, M, N, a3.shape[2], a3.dtype, c3.dtype, sms, b_kmajor=False,
                                             rows_off_sector=off)
         why += f"; B is N-major: not {heuristics.WIDE_160.name}"
-    if b_geom is not None and (b_geom.contiguous_dim == 1 or swap_rows.SWAP_ROWS_N_MAJOR):  # layouts measured
-        fit = swap_rows.swap_rows_config(cfg, batches, M, N, sms, a3.dtype, c3.dtype)
+    if b_geom is not None:  # B read in place (a copied B keeps the heuristics' plan)
+        fit = swap_rows.swap_rows_config(cfg, batches, M, N, sms, a3.dtype, c3.dtype,
+                                         weight_k_major=b_geom.contiguous_dim == 1)
         if fit is not None:
             return fit[0], f"{why}; {fit[1]}"
     if b_off and b_geom.contiguous_dim == 1:  # a weight read along K: a cluster pair can take it
