@@ -146,5 +146,4 @@ def elementwise_kernel(a_desc, b_desc, c_desc, alpha,  #
         (_load_partition, (p, )),
         (_store_partition, (p, )),
     ], [1, 1], [IO_REGS, IO_REGS])
-    in_ring.release_all()
-    out_ring.release_all()
+    # No mbarrier.invalidate at the end (as gemm_kernel): the memory is not reused before the program exits.

@@ -100,10 +100,12 @@ def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, 
         b_rest = b_bufs  # unused
     # Each slot is consumed by exactly one consumer, so one arrive empties it; in a cluster pair, one from each CTA.
     ring = BarrierRing.allocate(STAGES, CLUSTER_M)
-    # Ping-pong hand-over: turns[c] is arrived on when consumer c may start its next unit.
+    # Ping-pong hand-over: turns[c] is arrived on when consumer c may start its next unit (two consumers only:
+    # each barrier initialised costs the prologue a CTA barrier, see pipeline.BarrierRing.allocate).
     turns = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
-    for c in gl.static_range(2):
-        mbarrier.init(turns.index(c), count=1)
+    if CONSUMERS == 2:
+        for c in gl.static_range(2):
+            mbarrier.init(turns.index(c), count=1)
     p = GemmOperands(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,
                      scale_a_ptr, scale_b_ptr, a_bufs, b_bufs, b_rest, ring, turns,
                      A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, SCALE, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB,
@@ -127,6 +129,6 @@ def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, 
             (wgmma_consumer, (p, SchedulerImpl, EpilogueImpl, acc_layout, rest_layout, 1)),
             (tma_producer, (p, SchedulerImpl)),
         ], [num_warps, 1], [CONSUMER_REGS, PRODUCER_REGS])
-    ring.release_all()
-    for c in gl.static_range(2):
-        mbarrier.invalidate(turns.index(c))
+    # No mbarrier.invalidate at the end: the barriers' memory is not reused before the program exits, and Triton puts
+    # a CTA barrier between every two invalidations of one allocation: 0.3-0.4 us a call at 64^3-1024^3
+    # (scripts/fixed_cost_probe.py, notes/perf.md session 22).

@@ -78,12 +78,6 @@ class BarrierRing:
             mbarrier.init(empty.index(i), count=empty_count)
         return BarrierRing(ready, empty, num_slots)
 
-    @gluon.jit
-    def release_all(self):
-        for i in gl.static_range(self.num_slots):
-            mbarrier.invalidate(self.ready.index(i))
-            mbarrier.invalidate(self.empty.index(i))
-
     # Producer side -------------------------------------------------------------------------------------------
     @gluon.jit
     def wait_empty(self, pos: RingPosition):
