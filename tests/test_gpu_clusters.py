@@ -8,19 +8,13 @@ import torch
 import warpgemm
 from warpgemm.candidates import CLUSTER_CANDIDATES
 from warpgemm.config import check_config
-from warpgemm.testing import check_matmul, check_repeatable, strided_operand
+from warpgemm.testing import assert_ok, check_matmul, check_repeatable, rand, strided_operand
 
 pytestmark = pytest.mark.gpu
 BF = torch.bfloat16
 DEV = "cuda"
 
 
-def _assert_ok(r, what):
-    assert r["ok"], f"{what}: error {r['err']:.3e} > tolerance {r['tol']:.3e} (torch {r['torch_err']:.3e})"
-
-
-def rand(*shape, g, dtype=BF):
-    return torch.randn(shape, device=DEV, generator=g).to(dtype)
 
 
 @pytest.mark.parametrize("cfg", CLUSTER_CANDIDATES, ids=lambda c: c.name)
@@ -31,15 +25,15 @@ def test_cluster_tiles_on_ragged_shapes(cfg):
               (3000, 2500, 1024), (333, 77, 4097)]
     for m, n, k in shapes:
         a, w = rand(m, k, g=g), rand(n, k, g=g)
-        _assert_ok(check_matmul(a, w.T, config=cfg), f"{cfg.name} M={m} N={n} K={k}")
+        assert_ok(check_matmul(a, w.T, config=cfg), f"{cfg.name} M={m} N={n} K={k}")
     a, w, bias = rand(3, 200, 300, g=g), rand(190, 300, g=g), rand(190, g=g)
-    _assert_ok(check_matmul(a, w.T, bias=bias, config=cfg), f"{cfg.name} batched A + bias")
+    assert_ok(check_matmul(a, w.T, bias=bias, config=cfg), f"{cfg.name} batched A + bias")
     a, b = rand(3, 300, 250, g=g), rand(3, 190, 250, g=g).transpose(1, 2)
-    _assert_ok(check_matmul(a, b, config=cfg), f"{cfg.name} batched A and B")
+    assert_ok(check_matmul(a, b, config=cfg), f"{cfg.name} batched A and B")
     a16, w16 = rand(700, 520, g=g, dtype=torch.float16), rand(900, 520, g=g, dtype=torch.float16)
-    _assert_ok(check_matmul(a16, w16.T, config=cfg), f"{cfg.name} fp16")
+    assert_ok(check_matmul(a16, w16.T, config=cfg), f"{cfg.name} fp16")
     if check_config(cfg, BF, torch.float32) is None:
-        _assert_ok(check_matmul(a, b, out_dtype=torch.float32, config=cfg), f"{cfg.name} fp32 out")
+        assert_ok(check_matmul(a, b, out_dtype=torch.float32, config=cfg), f"{cfg.name} fp32 out")
 
 
 @pytest.mark.parametrize("cfg", CLUSTER_CANDIDATES[:1], ids=lambda c: c.name)
@@ -53,7 +47,7 @@ def test_cluster_tiles_read_other_layouts(cfg):
         plan = warpgemm.explain(a, b, config=cfg)
         assert ("A MN-major, read in place" if a_col else "A K-major, read in place") in plan, plan
         assert ("B K-major, read in place" if b_col else "K-major copy") in plan, plan
-        _assert_ok(check_matmul(a, b, config=cfg), f"{cfg.name} layout {a_col, b_col}")
+        assert_ok(check_matmul(a, b, config=cfg), f"{cfg.name} layout {a_col, b_col}")
 
 
 def test_cluster_tiles_are_bitwise_repeatable_on_two_streams_and_in_a_graph():
@@ -84,11 +78,11 @@ def test_heuristics_take_cluster_pairs_for_weight_rows_off_sectors():
         a, w = rand(m, k, g=g), rand(n, k, g=g)
         plan = warpgemm.explain(a, w.T)
         assert f"config={pair.name}" in plan and "off 32-byte sectors" in plan, plan
-        _assert_ok(check_matmul(a, w.T), f"{m}x{n}x{k}")
+        assert_ok(check_matmul(a, w.T), f"{m}x{n}x{k}")
     a, w, bias = rand(2, 1500, 1000, g=g), rand(3000, 1000, g=g), rand(3000, g=g)
     assert "_cm2" in warpgemm.explain(a, w.T)
-    _assert_ok(check_matmul(a, w.T, bias=bias), "batched + bias")
-    _assert_ok(check_matmul(a.half(), w.half().T, bias=bias.half()), "fp16")
+    assert_ok(check_matmul(a, w.T, bias=bias), "batched + bias")
+    assert_ok(check_matmul(a.half(), w.half().T, bias=bias.half()), "fp16")
     a, w = rand(900, 1000, g=g), rand(1000, 1000, g=g)
-    _assert_ok(check_matmul(a, w.T, out_dtype=torch.float32), "fp32 out")
+    assert_ok(check_matmul(a, w.T, out_dtype=torch.float32), "fp32 out")
     check_repeatable(rand(1536, 1704, g=g), rand(3000, 1704, g=g).T)

@@ -9,7 +9,7 @@ import torch
 import warpgemm
 from warpgemm.config import GemmConfig, check_config
 from warpgemm.heuristics import DECODE, DECODE_WIDE, choose_config
-from warpgemm.testing import check_matmul, strided_operand
+from warpgemm.testing import assert_ok, check_matmul, rand, strided_operand
 
 pytestmark = pytest.mark.gpu
 BF = torch.bfloat16
@@ -21,12 +21,6 @@ DECODE_VARIANTS = (STREAM_K, DECODE[16], DECODE[32], DECODE[64], DECODE_WIDE, SW
                    GemmConfig(128, 128, 64, 6, 4, stream_k=True), GemmConfig(64, 128, 64, 8, 4, stream_k=True))
 
 
-def _assert_ok(r, what):
-    assert r["ok"], f"{what}: error {r['err']:.3e} > tolerance {r['tol']:.3e} (torch {r['torch_err']:.3e})"
-
-
-def rand(*shape, g):
-    return torch.randn(shape, device=DEV, generator=g).to(BF)
 
 
 @pytest.mark.parametrize("cfg", DECODE_VARIANTS, ids=lambda c: c.name)
@@ -38,15 +32,15 @@ def test_decode_shapes(cfg):
     for i, (m, n, k) in enumerate(shapes):
         a = strided_operand(m, k, col_major=i % 3 == 2, dtype=BF, device=DEV, generator=g)
         w = rand(n, k, g=g)
-        _assert_ok(check_matmul(a, w.T, config=cfg), f"{cfg.name} M={m} N={n} K={k}")
+        assert_ok(check_matmul(a, w.T, config=cfg), f"{cfg.name} M={m} N={n} K={k}")
         b = strided_operand(k, n, col_major=False, dtype=BF, device=DEV, generator=g)
-        _assert_ok(check_matmul(a, b, config=cfg), f"{cfg.name} M={m} N={n} K={k} B row-major")
+        assert_ok(check_matmul(a, b, config=cfg), f"{cfg.name} M={m} N={n} K={k} B row-major")
     a, w, bias = rand(7, 3000, g=g), rand(1500, 3000, g=g), rand(1500, g=g)
-    _assert_ok(check_matmul(a, w.T, bias=bias, config=cfg), f"{cfg.name} bias")
+    assert_ok(check_matmul(a, w.T, bias=bias, config=cfg), f"{cfg.name} bias")
     if check_config(cfg, BF, torch.float32) is None:
-        _assert_ok(check_matmul(a, w.T, bias=bias, out_dtype=torch.float32, config=cfg), f"{cfg.name} fp32 out")
+        assert_ok(check_matmul(a, w.T, bias=bias, out_dtype=torch.float32, config=cfg), f"{cfg.name} fp32 out")
     a3, w3 = rand(3, 9, 700, g=g), rand(3, 700, 260, g=g)
-    _assert_ok(check_matmul(a3, w3, config=cfg), f"{cfg.name} batched")
+    assert_ok(check_matmul(a3, w3, config=cfg), f"{cfg.name} batched")
 
 
 HALF_TILES = (GemmConfig(32, 16, 256, 5, 4, swap_ab=True), GemmConfig(32, 32, 256, 4, 4, swap_ab=True),
@@ -63,16 +57,16 @@ def test_32_row_swap_tiles(cfg):
     for i, (m, n, k) in enumerate([(1, 4096, 4096), (1, 1, 1), (3, 70, 63), (16, 1000, 100), (17, 4103, 1000),
                                    (32, 300, 8200), (64, 129, 4097), (5, 24000, 64), (4, 31, 4096), (4, 33, 520)]):
         a = strided_operand(m, k, col_major=i % 3 == 2, dtype=BF, device=DEV, generator=g)
-        _assert_ok(check_matmul(a, rand(n, k, g=g).T, config=cfg), f"{cfg.name} M={m} N={n} K={k}")
+        assert_ok(check_matmul(a, rand(n, k, g=g).T, config=cfg), f"{cfg.name} M={m} N={n} K={k}")
     a, w, bias = rand(7, 3000, g=g), rand(1500, 3000, g=g), rand(1500, g=g)
-    _assert_ok(check_matmul(a, w.T, bias=bias, config=cfg), f"{cfg.name} bias")
-    _assert_ok(check_matmul(a, w.T, bias=bias, out_dtype=torch.float32, config=cfg), f"{cfg.name} fp32 out")
+    assert_ok(check_matmul(a, w.T, bias=bias, config=cfg), f"{cfg.name} bias")
+    assert_ok(check_matmul(a, w.T, bias=bias, out_dtype=torch.float32, config=cfg), f"{cfg.name} fp32 out")
     a3, w3 = rand(3, 9, 700, g=g), rand(3, 260, 700, g=g)
-    _assert_ok(check_matmul(a3, w3.transpose(1, 2), config=cfg), f"{cfg.name} batched")
+    assert_ok(check_matmul(a3, w3.transpose(1, 2), config=cfg), f"{cfg.name} batched")
     first = warpgemm.linear(a, w, config=cfg)
     assert all(torch.equal(warpgemm.linear(a, w, config=cfg), first) for _ in range(5))
     # An N-major weight cannot be read in place by this tile: the forced config runs on a K-major copy.
-    _assert_ok(check_matmul(a, rand(3000, 1500, g=g), config=cfg), f"{cfg.name} N-major weight")
+    assert_ok(check_matmul(a, rand(3000, 1500, g=g), config=cfg), f"{cfg.name} N-major weight")
     # grouped_mm: 8 experts, a few rows each (one empty), weights given as (G, N, K).transpose
     counts = [5, 0, 17, 1, 9, 16, 3, 12]
     offs = torch.tensor(counts, device=DEV).cumsum(0).to(torch.int32)
@@ -93,7 +87,7 @@ def test_heuristic_runs_decode_shapes():
         cfg, _ = choose_config(1, m, 4096, 4096, BF, BF, sms)
         assert cfg.swap_ab, cfg.name
         x, w = rand(m, 4096, g=g), rand(4096, 4096, g=g)
-        _assert_ok(check_matmul(x, w.T), f"heuristic M={m}")
+        assert_ok(check_matmul(x, w.T), f"heuristic M={m}")
 
 
 @pytest.mark.parametrize("cfg", (STREAM_K, SWAP_SPLIT, GemmConfig(128, 128, 64, 6, 4, stream_k=True)),
@@ -177,8 +171,8 @@ def test_heuristic_runs_33_to_64_rows_against_wide_weights():
         cfg, _ = choose_config(1, m, n, 1000, BF, BF, sms)
         assert cfg == DECODE_WIDE, cfg.name
         x, w, bias = rand(m, 1000, g=g), rand(n, 1000, g=g), rand(n, g=g)
-        _assert_ok(check_matmul(x, w.T, bias=bias), f"heuristic M={m} N={n}")
-        _assert_ok(check_matmul(x, w.T, out_dtype=torch.float32), f"heuristic M={m} N={n} fp32 out")
+        assert_ok(check_matmul(x, w.T, bias=bias), f"heuristic M={m} N={n}")
+        assert_ok(check_matmul(x, w.T, out_dtype=torch.float32), f"heuristic M={m} N={n} fp32 out")
 
 
 @pytest.mark.parametrize("m", [1, 2])
@@ -196,16 +190,16 @@ def test_few_rows_run_the_gemv(m):
     for i, (n, k) in enumerate([(4096, 4096), (1, 1), (70, 63), (24000, 64), (4103, 1000), (4097, 4101), (3, 2048)]):
         x = strided_operand(m, k, col_major=i % 2 == 1, dtype=BF, device=DEV, generator=g)
         w, bias = rand(n, k, g=g), rand(n, g=g)
-        _assert_ok(check_matmul(x, w.T), f"gemv N={n} K={k}")
-        _assert_ok(check_matmul(x, w.T, bias=bias, out_dtype=torch.float32), f"gemv N={n} K={k} bias fp32 out")
+        assert_ok(check_matmul(x, w.T), f"gemv N={n} K={k}")
+        assert_ok(check_matmul(x, w.T, bias=bias, out_dtype=torch.float32), f"gemv N={n} K={k} bias fp32 out")
         if m == 1:
             got = warpgemm.matmul(x[0], w.T)  # a 1-D x: torch.matmul's vector-matrix product
             want = x[0].double() @ w.double().T
             assert got.shape == (n, ) and (got.double() - want).norm() / want.norm() < 1e-2, f"gemv N={n} K={k} 1-D"
         xh, wh = x.half(), w.half()
-        _assert_ok(check_matmul(xh, wh.T, bias=bias.half()), f"gemv N={n} K={k} fp16")
+        assert_ok(check_matmul(xh, wh.T, bias=bias.half()), f"gemv N={n} K={k} fp16")
         wide = rand(m, k + 24, g=g)[:, 3:k + 3]  # rows of x further apart than K, not 16-byte aligned
-        _assert_ok(check_matmul(wide, w.T), f"gemv N={n} K={k} x rows {k + 24} apart")
+        assert_ok(check_matmul(wide, w.T), f"gemv N={n} K={k} x rows {k + 24} apart")
     x, w = rand(m, 8192, g=g), rand(8192, 8192, g=g)
     first = warpgemm.linear(x, w)
     for _ in range(5):

@@ -8,20 +8,14 @@ import torch
 
 import warpgemm
 from warpgemm.heuristics import SHIPPED_CONFIGS
-from warpgemm.testing import (LAYOUTS, check_matmul, matmul_reference, matrix_cases, rel_error, strided_operand,
-                              tolerance)
+from warpgemm.testing import (LAYOUTS, assert_ok, check_matmul, matmul_reference, matrix_cases, rand, rel_error,
+                              strided_operand, tolerance)
 
 pytestmark = pytest.mark.gpu
 BF, FP = torch.bfloat16, torch.float16
 DEV = "cuda"
 
 
-def rand(*shape, dtype=BF, g=None):
-    return torch.randn(shape, device=DEV, generator=g).to(dtype)
-
-
-def _assert_ok(r, what):
-    assert r["ok"], f"{what}: error {r['err']:.3e} > tolerance {r['tol']:.3e} (torch {r['torch_err']:.3e})"
 
 
 ALL_CASES = matrix_cases()
@@ -36,7 +30,7 @@ def test_shape_and_layout_matrix(dtype, chunk):
     for m, n, k, a_col, b_col in CHUNKS[chunk]:
         a = strided_operand(m, k, col_major=a_col, dtype=dtype, device=DEV, generator=g)
         b = strided_operand(k, n, col_major=b_col, dtype=dtype, device=DEV, generator=g)
-        _assert_ok(check_matmul(a, b), f"M={m} N={n} K={k} a_col={a_col} b_col={b_col}")
+        assert_ok(check_matmul(a, b), f"M={m} N={n} K={k} a_col={a_col} b_col={b_col}")
 
 
 @pytest.mark.parametrize("cfg", SHIPPED_CONFIGS, ids=lambda c: c.name)
@@ -47,7 +41,7 @@ def test_every_shipped_config(cfg, a_col, b_col):
     for m, n, k in [(1, 1, 1), (7, 65, 127), (129, 257, 1000), (1000, 1000, 4097), (4097, 300, 200)]:
         a = strided_operand(m, k, col_major=a_col, dtype=BF, device=DEV, generator=g)
         b = strided_operand(k, n, col_major=b_col, dtype=BF, device=DEV, generator=g)
-        _assert_ok(check_matmul(a, b, config=cfg), f"{cfg.name} M={m} N={n} K={k}")
+        assert_ok(check_matmul(a, b, config=cfg), f"{cfg.name} M={m} N={n} K={k}")
 
 
 @pytest.mark.parametrize("cfg", [None] + list(SHIPPED_CONFIGS), ids=lambda c: c.name if c else "heuristic")
@@ -60,7 +54,7 @@ def test_column_major_a_read_in_place_with_k_below_one_step(cfg):
         for batch in ((), (3, )):
             a = torch.randn(*batch, k, 1024, device=DEV, generator=g).to(BF).transpose(-1, -2)
             b = rand(k, 200, g=g)
-            _assert_ok(check_matmul(a, b, config=cfg), f"K={k} batch={batch}")
+            assert_ok(check_matmul(a, b, config=cfg), f"K={k} batch={batch}")
 
 
 def test_many_tiles_per_program():
@@ -68,27 +62,27 @@ def test_many_tiles_per_program():
     g = torch.Generator(device=DEV).manual_seed(3)
     for cfg in SHIPPED_CONFIGS:
         a, w = rand(3000, 1024, g=g), rand(2500, 1024, g=g)
-        _assert_ok(check_matmul(a, w.T, config=cfg), cfg.name)
+        assert_ok(check_matmul(a, w.T, config=cfg), cfg.name)
 
 
 def test_8192_cube():
     g = torch.Generator(device=DEV).manual_seed(4)
     a, w = rand(8192, 8192, g=g), rand(8192, 8192, g=g)
-    _assert_ok(check_matmul(a, w.T), "8192^3")
+    assert_ok(check_matmul(a, w.T), "8192^3")
 
 
 def test_batched_broadcast_bias_and_fp32_out():
     g = torch.Generator(device=DEV).manual_seed(5)
     a, b = rand(4, 300, 200, g=g), rand(4, 200, 129, g=g)
-    _assert_ok(check_matmul(a, b), "batched")
-    _assert_ok(check_matmul(a, b[0]), "3-D @ 2-D (folded)")
-    _assert_ok(check_matmul(a[0], b), "2-D @ 3-D (A shared)")
-    _assert_ok(check_matmul(a.transpose(1, 2).contiguous().transpose(1, 2), b), "batched column-major A")
+    assert_ok(check_matmul(a, b), "batched")
+    assert_ok(check_matmul(a, b[0]), "3-D @ 2-D (folded)")
+    assert_ok(check_matmul(a[0], b), "2-D @ 3-D (A shared)")
+    assert_ok(check_matmul(a.transpose(1, 2).contiguous().transpose(1, 2), b), "batched column-major A")
     for bias_dtype in (BF, torch.float32):
         bias = rand(129, dtype=bias_dtype, g=g)
-        _assert_ok(check_matmul(a, b, bias=bias), f"bias {bias_dtype}")
-        _assert_ok(check_matmul(a, b, bias=bias, out_dtype=torch.float32), f"bias {bias_dtype}, fp32 out")
-    _assert_ok(check_matmul(a.half(), b.half(), out_dtype=torch.float32), "fp16 -> fp32")
+        assert_ok(check_matmul(a, b, bias=bias), f"bias {bias_dtype}")
+        assert_ok(check_matmul(a, b, bias=bias, out_dtype=torch.float32), f"bias {bias_dtype}, fp32 out")
+    assert_ok(check_matmul(a.half(), b.half(), out_dtype=torch.float32), "fp16 -> fp32")
 
 
 def test_sliced_misaligned_and_gapped_views():
@@ -102,7 +96,7 @@ def test_sliced_misaligned_and_gapped_views():
         "odd N output": (big[:300, :256], big[:256, :77]),
     }
     for name, (a, b) in views.items():
-        _assert_ok(check_matmul(a, b), name)
+        assert_ok(check_matmul(a, b), name)
     # out= as a strided view: nothing outside it may be written.
     out_big = torch.full((700, 900), float("nan"), device=DEV, dtype=BF)
     out = out_big[10:510, 3:603]
@@ -159,18 +153,18 @@ def test_column_split_of_the_last_wave():
         a = strided_operand(m, k, col_major=i == 2, dtype=BF, device=DEV, generator=g)
         for b_col in (True, False):
             b = strided_operand(k, n, col_major=b_col, dtype=BF, device=DEV, generator=g)
-            _assert_ok(check_matmul(a, b), f"{m}x{n}x{k} B col-major={b_col}")
+            assert_ok(check_matmul(a, b), f"{m}x{n}x{k} B col-major={b_col}")
     plans = [p for p in gemm_impl._PLANS.values() if isinstance(p.launch, ColumnSplitLaunch)]
     assert len(plans) >= 3, "the shapes above did not all take the column split"
     gemm_impl._PLANS.clear()
     x, w, bias = rand(1024, 4096, g=g), rand(14336, 4096, g=g), rand(14336, g=g)
-    _assert_ok(check_matmul(x, w.T, bias=bias), "bias")
+    assert_ok(check_matmul(x, w.T, bias=bias), "bias")
     want = x.float() @ w.float().T + bias.float()
     for _ in range(3):  # the second call onwards goes through the recorded eager recipe
         y = warpgemm.linear(x, w, bias)
         assert rel_error(y, want) < 1e-2
     a3, b3 = rand(2, 512, 4096, g=g), rand(2, 4096, 14336, g=g)
-    _assert_ok(check_matmul(a3, b3), "batched")
+    assert_ok(check_matmul(a3, b3), "batched")
     assert sum(isinstance(p.launch, ColumnSplitLaunch) for p in gemm_impl._PLANS.values()) >= 2, \
         "the bias, eager and batched cases did not take the column split"
 

@@ -9,15 +9,12 @@ from warpgemm.config import GemmConfig, check_config
 from warpgemm.heuristics import DECODE, SHIPPED_CONFIGS
 from warpgemm.ops.grouped import grouped_config_problem
 from warpgemm.ops.grouped_ragged_k import forced_config_problem
-from warpgemm.testing import rel_error
+from warpgemm.testing import rand, rel_error
 
 pytestmark = pytest.mark.gpu
 BF = torch.bfloat16
 DEV = "cuda"
 
-
-def rand(*shape, g, dtype=BF):
-    return torch.randn(shape, device=DEV, generator=g).to(dtype)
 
 
 def offsets(sizes):

@@ -10,7 +10,7 @@ import torch
 import warpgemm
 from warpgemm.config import check_config, width_parts
 from warpgemm.swap_rows import SWAP_ROWS
-from warpgemm.testing import check_matmul, check_repeatable, strided_operand
+from warpgemm.testing import assert_ok, check_matmul, check_repeatable, rand, strided_operand
 
 pytestmark = pytest.mark.gpu
 BF = torch.bfloat16
@@ -18,12 +18,6 @@ DEV = "cuda"
 CONFIGS = tuple(SWAP_ROWS.values())
 
 
-def _assert_ok(r, what):
-    assert r["ok"], f"{what}: error {r['err']:.3e} > tolerance {r['tol']:.3e} (torch {r['torch_err']:.3e})"
-
-
-def rand(*shape, g, dtype=BF):
-    return torch.randn(shape, device=DEV, generator=g).to(dtype)
 
 
 @pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: c.name)
@@ -37,21 +31,21 @@ def test_swap_rows_tiles_at_row_edges(cfg):
     for m in sorted(edges):
         for n, k in ((300, 72), (1000, 1704)):  # K = 1704: rows off 32-byte sectors
             a, w = rand(m, k, g=g), rand(n, k, g=g)
-            _assert_ok(check_matmul(a, w.T, config=cfg), f"{cfg.name} M={m} N={n} K={k}")
+            assert_ok(check_matmul(a, w.T, config=cfg), f"{cfg.name} M={m} N={n} K={k}")
     # Bias per C column, on a weight whose last 128-row tile is partly inside N; fp32 and fp16 outputs.
     a, w, bias = rand(2 * bn + 5, 520, g=g), rand(2 * 128 + 37, 520, g=g), rand(2 * 128 + 37, g=g)
-    _assert_ok(check_matmul(a, w.T, bias=bias, config=cfg), f"{cfg.name} bias")
+    assert_ok(check_matmul(a, w.T, bias=bias, config=cfg), f"{cfg.name} bias")
     if check_config(cfg, BF, torch.float32) is None:
-        _assert_ok(check_matmul(a, w.T, bias=bias, out_dtype=torch.float32, config=cfg), f"{cfg.name} fp32 out")
+        assert_ok(check_matmul(a, w.T, bias=bias, out_dtype=torch.float32, config=cfg), f"{cfg.name} fp32 out")
     a16, w16 = rand(bn + 3, 520, g=g, dtype=torch.float16), rand(900, 520, g=g, dtype=torch.float16)
-    _assert_ok(check_matmul(a16, w16.T, config=cfg), f"{cfg.name} fp16")
+    assert_ok(check_matmul(a16, w16.T, config=cfg), f"{cfg.name} fp16")
     a, b = rand(3, bn + 7, 250, g=g), rand(3, 330, 250, g=g).transpose(1, 2)
-    _assert_ok(check_matmul(a, b, config=cfg), f"{cfg.name} batched A and B")
+    assert_ok(check_matmul(a, b, config=cfg), f"{cfg.name} batched A and B")
     # Many tiles per program with K over several ring wraps, and with one K step (a tile's chunk stores follow the
     # previous tile's at once: the buffers' reuse).
     for k in (1000, 64, 8):
         a, w = rand(3 * bn - 9, k, g=g), rand(9000, k, g=g)
-        _assert_ok(check_matmul(a, w.T, config=cfg), f"{cfg.name} {3 * bn - 9}x9000x{k}")
+        assert_ok(check_matmul(a, w.T, config=cfg), f"{cfg.name} {3 * bn - 9}x9000x{k}")
 
 
 @pytest.mark.parametrize("cfg", CONFIGS[::2], ids=lambda c: c.name)
@@ -61,7 +55,7 @@ def test_swap_rows_tiles_read_every_layout(cfg):
     for a_col, b_col in ((False, False), (True, True), (True, False), (False, True)):
         a = strided_operand(cfg.block_n + 11, 200, col_major=a_col, dtype=BF, device=DEV, generator=g)
         b = strided_operand(200, 520, col_major=b_col, dtype=BF, device=DEV, generator=g)
-        _assert_ok(check_matmul(a, b, config=cfg), f"{cfg.name} layout {a_col, b_col}")
+        assert_ok(check_matmul(a, b, config=cfg), f"{cfg.name} layout {a_col, b_col}")
 
 
 @pytest.mark.parametrize("cfg", CONFIGS[1::2], ids=lambda c: c.name)
@@ -79,10 +73,10 @@ def test_heuristics_choose_swap_rows_tiles_where_they_fit_x():
     a, w, bias = rand(283, 1488, g=g), rand(8424, 1488, g=g), rand(8424, g=g)
     plan = warpgemm.explain(a, w.T)
     assert "_swap" in plan and "2 swap-AB tile(s) of 144 rows" in plan, plan
-    _assert_ok(check_matmul(a, w.T, bias=bias), "283x8424x1488 heuristics")
+    assert_ok(check_matmul(a, w.T, bias=bias), "283x8424x1488 heuristics")
     b = w.T.contiguous()  # B row-major (K, N): the weight read MN-major by the same tiles
     assert "2 swap-AB tile(s) of 144 rows" in warpgemm.explain(a, b)
-    _assert_ok(check_matmul(a, b, bias=bias), "283x8424x1488 heuristics, B row-major")
+    assert_ok(check_matmul(a, b, bias=bias), "283x8424x1488 heuristics, B row-major")
     assert "_swap" not in warpgemm.explain(rand(256, 1488, g=g), w.T)
 
 

@@ -10,7 +10,7 @@ import torch
 import warpgemm
 from warpgemm.candidates import CANDIDATES
 from warpgemm.config import GemmConfig, check_config
-from warpgemm.testing import LAYOUTS, check_matmul, strided_operand
+from warpgemm.testing import LAYOUTS, assert_ok, check_matmul, rand, strided_operand
 
 pytestmark = pytest.mark.gpu
 BF = torch.bfloat16
@@ -18,12 +18,6 @@ DEV = "cuda"
 SPLIT = GemmConfig(128, 128, 64, 4, 4, split_k=3)
 
 
-def _assert_ok(r, what):
-    assert r["ok"], f"{what}: error {r['err']:.3e} > tolerance {r['tol']:.3e} (torch {r['torch_err']:.3e})"
-
-
-def rand(*shape, g):
-    return torch.randn(shape, device=DEV, generator=g).to(BF)
 
 
 @pytest.mark.parametrize("cfg", [c for c in CANDIDATES if check_config(c, BF, BF) is None], ids=lambda c: c.name)
@@ -35,12 +29,12 @@ def test_candidate_on_ragged_shapes(cfg):
         a_col, b_col = LAYOUTS[i % 4]
         a = strided_operand(m, k, col_major=a_col, dtype=BF, device=DEV, generator=g)
         b = strided_operand(k, n, col_major=b_col, dtype=BF, device=DEV, generator=g)
-        _assert_ok(check_matmul(a, b, config=cfg), f"{cfg.name} M={m} N={n} K={k} layout {a_col, b_col}")
+        assert_ok(check_matmul(a, b, config=cfg), f"{cfg.name} M={m} N={n} K={k} layout {a_col, b_col}")
     a, b = rand(3, 200, 300, g=g), rand(3, 300, 190, g=g)
     bias = rand(190, g=g)
-    _assert_ok(check_matmul(a, b, bias=bias, config=cfg), f"{cfg.name} batched + bias")
+    assert_ok(check_matmul(a, b, bias=bias, config=cfg), f"{cfg.name} batched + bias")
     if check_config(cfg, BF, torch.float32) is None:
-        _assert_ok(check_matmul(a, b, bias=bias, out_dtype=torch.float32, config=cfg), f"{cfg.name} fp32 out")
+        assert_ok(check_matmul(a, b, bias=bias, out_dtype=torch.float32, config=cfg), f"{cfg.name} fp32 out")
 
 
 def test_many_units_per_program():
@@ -48,7 +42,7 @@ def test_many_units_per_program():
     g = torch.Generator(device=DEV).manual_seed(22)
     a, w = rand(3000, 1024, g=g), rand(2500, 1024, g=g)
     for cfg in (GemmConfig(128, 128, 64, 5, 4, consumers=2), GemmConfig(64, 256, 64, 4, 4, consumers=2), SPLIT):
-        _assert_ok(check_matmul(a, w.T, config=cfg), cfg.name)
+        assert_ok(check_matmul(a, w.T, config=cfg), cfg.name)
 
 
 def test_split_k_is_bitwise_repeatable():

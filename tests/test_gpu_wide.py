@@ -10,19 +10,13 @@ import torch
 import warpgemm
 from warpgemm.candidates import WIDE_CANDIDATES
 from warpgemm.config import check_config, width_parts
-from warpgemm.testing import check_matmul, check_repeatable, strided_operand
+from warpgemm.testing import assert_ok, check_matmul, check_repeatable, rand, strided_operand
 
 pytestmark = pytest.mark.gpu
 BF = torch.bfloat16
 DEV = "cuda"
 
 
-def _assert_ok(r, what):
-    assert r["ok"], f"{what}: error {r['err']:.3e} > tolerance {r['tol']:.3e} (torch {r['torch_err']:.3e})"
-
-
-def rand(*shape, g, dtype=BF):
-    return torch.randn(shape, device=DEV, generator=g).to(dtype)
 
 
 @pytest.mark.parametrize("cfg", WIDE_CANDIDATES, ids=lambda c: c.name)
@@ -35,25 +29,25 @@ def test_wide_tiles_at_column_edges(cfg):
     for n in sorted(edges):
         for m, k in ((130, 72), (1, 4096)):
             a, w = rand(m, k, g=g), rand(n, k, g=g)
-            _assert_ok(check_matmul(a, w.T, config=cfg), f"{cfg.name} M={m} N={n} K={k}")
+            assert_ok(check_matmul(a, w.T, config=cfg), f"{cfg.name} M={m} N={n} K={k}")
         b = rand(72, n, g=g)  # a (K, N) row-major B: rest-wide column boxes (a padded copy where N % 8 != 0)
-        _assert_ok(check_matmul(rand(130, 72, g=g), b, config=cfg), f"{cfg.name} M=130 N={n} K=72 B N-major")
+        assert_ok(check_matmul(rand(130, 72, g=g), b, config=cfg), f"{cfg.name} M=130 N={n} K=72 B N-major")
     # The last tile's second accumulator partly inside N (bias and stores clipped there): N = 550 leaves 38 of 192's
     # 64 rest columns, N = 430 14 of 144's 16.
     n = 2 * bn + main + rest // 2 + 6
     a, w, bias = rand(300, 520, g=g), rand(n, 520, g=g), rand(n, g=g)
-    _assert_ok(check_matmul(a, w.T, bias=bias, config=cfg), f"{cfg.name} bias")
+    assert_ok(check_matmul(a, w.T, bias=bias, config=cfg), f"{cfg.name} bias")
     if check_config(cfg, BF, torch.float32) is None:
-        _assert_ok(check_matmul(a, w.T, bias=bias, out_dtype=torch.float32, config=cfg), f"{cfg.name} fp32 out")
+        assert_ok(check_matmul(a, w.T, bias=bias, out_dtype=torch.float32, config=cfg), f"{cfg.name} fp32 out")
     a16, w16 = rand(700, 520, g=g, dtype=torch.float16), rand(900, 520, g=g, dtype=torch.float16)
-    _assert_ok(check_matmul(a16, w16.T, config=cfg), f"{cfg.name} fp16")
+    assert_ok(check_matmul(a16, w16.T, config=cfg), f"{cfg.name} fp16")
     a, b = rand(3, 300, 250, g=g), rand(3, 330, 250, g=g).transpose(1, 2)
-    _assert_ok(check_matmul(a, b, config=cfg), f"{cfg.name} batched A and B")
+    assert_ok(check_matmul(a, b, config=cfg), f"{cfg.name} batched A and B")
     # Many tiles per program (3072^2 outputs: 384 tiles on at most 132 programs) with K over several ring wraps, and
     # with one K step, where a tile's stores follow the previous tile's at once (the chunk buffers' reuse).
     for k in (1000, 64, 8):
         a, w = rand(3072, k, g=g), rand(3072, k, g=g)
-        _assert_ok(check_matmul(a, w.T, config=cfg), f"{cfg.name} 3072x3072x{k}")
+        assert_ok(check_matmul(a, w.T, config=cfg), f"{cfg.name} 3072x3072x{k}")
         check_repeatable(a, w.T, cfg)
 
 
@@ -68,7 +62,7 @@ def test_wide_tiles_read_every_layout_in_place(cfg):
         plan = warpgemm.explain(a, b, config=cfg)
         assert ("A MN-major, read in place" if a_col else "A K-major, read in place") in plan, plan
         assert ("B K-major, read in place" if b_col else "B MN-major, read in place") in plan, plan
-        _assert_ok(check_matmul(a, b, config=cfg), f"{cfg.name} layout {a_col, b_col}")
+        assert_ok(check_matmul(a, b, config=cfg), f"{cfg.name} layout {a_col, b_col}")
 
 
 @pytest.mark.parametrize("cfg", WIDE_CANDIDATES[1:4], ids=lambda c: c.name)
