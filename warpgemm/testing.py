@@ -80,7 +80,6 @@ def check_matmul(a: torch.Tensor, b: torch.Tensor, *, bias=None, out_dtype=None,
     return {"err": err, "torch_err": torch_err, "tol": tol, "ok": err <= tol}
 
 
-
 def assert_ok(result: dict, what: str) -> None:
     """Fail with the error, the tolerance and torch's own error when a check_matmul result is not ok."""
     assert result["ok"], (f"{what}: error {result['err']:.3e} > tolerance {result['tol']:.3e} "
@@ -90,6 +89,7 @@ def assert_ok(result: dict, what: str) -> None:
 def rand(*shape, g: torch.Generator | None = None, dtype=torch.bfloat16, device: str = "cuda") -> torch.Tensor:
     """Seeded standard-normal values in `dtype` (the GPU tests' inputs: random, never zeros)."""
     return torch.randn(shape, device=device, generator=g).to(dtype)
+
 
 SIZES = (1, 7, 64, 65, 127, 128, 1000, 4097)
 LAYOUT_SIZES = (1, 7, 65, 128, 1000)

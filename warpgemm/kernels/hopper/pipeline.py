@@ -73,6 +73,8 @@ class BarrierRing:
     def allocate(num_slots: gl.constexpr, empty_count: gl.constexpr = 1):
         ready = gl.allocate_shared_memory(gl.int64, [num_slots, 1], mbarrier.MBarrierLayout())
         empty = gl.allocate_shared_memory(gl.int64, [num_slots, 1], mbarrier.MBarrierLayout())
+        # Triton 3.6's membar pass puts a CTA barrier between any two inits of one allocation (one per slot here);
+        # a PTX pass that dropped them gained 0.1 us a call on tiny products only (notes/perf.md, session 22).
         for i in gl.static_range(num_slots):
             mbarrier.init(ready.index(i), count=1)
             mbarrier.init(empty.index(i), count=empty_count)
