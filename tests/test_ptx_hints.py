@@ -215,3 +215,51 @@ def test_the_hook_refuses_a_cluster_compile_whose_ptx_does_not_match():
     ptx_hints._thread.cluster = 2  # what check_cluster_compile leaves for a traced cluster variant
     with pytest.raises(RuntimeError, match="cluster_m=2 cannot be built"):
         stages["ptx"](None, {"name": "gemm_kernel"})
+
+
+ISSUE_PTX = """.visible .entry gemm_kernel(
+	@%p1 mbarrier.init.shared::cta.b64 [%r18], 1;
+	bar.sync 	0;
+	ld.param.b32 	%r34, [gemm_kernel_param_15];
+	@%p1 mbarrier.init.shared::cta.b64 [%r19], 1;
+	bar.sync 	0;
+	// begin inline asm
+	@%p1 mbarrier.arrive.expect_tx.shared.b64 _, [%r81], 32768;
+	// end inline asm
+	.loc	3 288 76
+	bar.sync 	0;
+	elect.sync 	%r92|%p8, -1;
+	@%p4 cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%r82], [%rd4, {%r83}], [%r81];
+	bar.sync 	0;
+	@%p5 cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%r84], [%rd5, {%r83}], [%r81];
+$L__BB0_10:
+	bar.sync 	0;
+	mbarrier.try_wait.parity.shared.b64 complete, [%r197], %r278;
+	wgmma.wait_group.sync.aligned 1;
+	bar.sync 	0;
+	@%p1 mbarrier.arrive.expect_tx.shared.b64 _, [%r206], 32768;
+	bar.sync 	0;
+	@%p39 cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%r207], [%rd4, {%r208}], [%r206];
+	stmatrix.sync.aligned.m8n8.x4.shared.b16 [%r13], {%r198, %r199, %r200, %r201};
+	bar.sync 	0;
+	@%p61 cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%rd24, {%r195}], [%r21];
+"""
+
+
+def test_issue_barriers_are_dropped_only_between_single_thread_issues():
+    out, n = ptx_hints.drop_issue_barriers(ISSUE_PTX)
+    assert n == 5
+    lines = out.splitlines()
+    # Kept: after a label (before the wait), after the wgmma wait, before the TMA store of the epilogue.
+    kept = [lines[i + 1].strip().split()[0] for i, l in enumerate(lines) if l == "\tbar.sync \t0;"]
+    assert kept == ["mbarrier.try_wait.parity.shared.b64", "@%p1", "@%p61"], kept
+    assert lines[lines.index("\twgmma.wait_group.sync.aligned 1;") + 1] == "\tbar.sync \t0;"
+    assert [l for l in lines if l != "\tbar.sync \t0;"] == [l for l in ISSUE_PTX.splitlines() if l != "\tbar.sync \t0;"]
+
+
+def test_a_one_partition_variant_refuses_to_compile_outside_the_pass():
+    with pytest.raises(RuntimeError, match="WARP_SPECIALIZE False"):
+        ptx_hints.check_one_partition_compile(False)
+    ptx_hints.check_one_partition_compile(True)  # the warp-specialized kernel needs no pass
+    with pytest.raises(ValueError, match="must be a bool"):
+        ptx_hints.check_one_partition_compile(0)

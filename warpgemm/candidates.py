@@ -87,6 +87,8 @@ def parse_config(text: str) -> GemmConfig:
             fields["stream_k"] = True
         elif p == "swap":
             fields["swap_ab"] = True
+        elif p == "flat":
+            fields["warp_specialize"] = False
         elif p.startswith("cm"):
             fields["cluster_m"] = int(p[2:])
         elif p.startswith("sk"):

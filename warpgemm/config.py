@@ -75,6 +75,11 @@ class GemmConfig:
     cluster_m: 1 = programs run alone; 2 = programs run in 2-CTA clusters on pairs of vertically adjacent tiles
         (same columns), each loading half of their common B tile and multicasting it to both (TMA multicast, added
         to Triton's PTX: kernels/hopper/ptx_hints.py), which halves B's L2 -> shared memory traffic.
+    warp_specialize: True = a one-warp TMA producer partition feeds the consumer partition(s); False = one
+        partition: the consumer warps issue the TMA loads themselves, STAGES steps ahead within each unit
+        (kernels/hopper/one_partition.py). It saves the ~0.4 us a program pays to start and end partitions, and
+        drains the ring between units: for programs of one short unit. One consumer, whole plain or swap-AB tiles
+        of a power-of-two width, no clusters.
     """
 
     block_m: int = 128
@@ -90,6 +95,7 @@ class GemmConfig:
     stream_k: bool = False
     swap_ab: bool = False
     cluster_m: int = 1
+    warp_specialize: bool = True
 
     def __post_init__(self):
         # Types only (what a config can run is check_config's question, asked per problem): a "128" or 128.0
@@ -110,7 +116,7 @@ class GemmConfig:
                 + (f"_sk{self.split_k}" if self.split_k > 1 else "")
                 + (f"_c{self.store_chunks}" if self.store_chunks > 1 else "")
                 + ("_streamk" if self.stream_k else "") + ("_swap" if self.swap_ab else "")
-                + (f"_cm{self.cluster_m}" if self.cluster_m > 1 else ""))
+                + (f"_cm{self.cluster_m}" if self.cluster_m > 1 else "") + ("" if self.warp_specialize else "_flat"))
 
     @property
     def b_pieces(self) -> int:
@@ -225,6 +231,12 @@ def check_config(cfg: GemmConfig, in_dtype: torch.dtype, out_dtype: torch.dtype,
                                or bm < 64):
         return ("cluster_m=2 runs whole plain tiles of at least 64 rows with one consumer (split_k=1, "
                 f"stream_k=False, swap_ab=False, consumers=1), got {cfg.name}")
+    if not cfg.warp_specialize and (cfg.consumers > 1 or cfg.cluster_m > 1 or cfg.split_k > 1 or cfg.stream_k
+                                    or is_two_part(bn)):
+        return ("warp_specialize=False runs whole tiles of a power-of-two width on one consumer (consumers=1, "
+                f"cluster_m=1, split_k=1, stream_k=False), got {cfg.name}")
+    if not cfg.warp_specialize and in_dtype.itemsize != 2:
+        return f"warp_specialize=False runs 16-bit inputs (bf16, fp16), got {in_dtype}"
     # wgmma gives each warpgroup (4 warps) slabs of 64 rows: the tile must hold one per warpgroup.
     if cfg.mma_m < 16 * cfg.consumer_warps:
         return f"block_m={bm} is too small for {cfg.consumer_warps} consumer warps (needs >= {16 * cfg.consumer_warps})"
@@ -283,12 +295,15 @@ def weight_layout_problem(cfg: GemmConfig, weight_k_contiguous: bool | None) -> 
     return None
 
 
-def launch_warps(cfg: GemmConfig) -> tuple[int, int]:
+def launch_warps(cfg: GemmConfig) -> tuple[int, int | None]:
     """(num_warps, maxnreg) to launch with: the consumer warps plus one warpgroup holding the producer warp.
 
     num_warps is the default partition's (the first consumer's) warps. maxnreg caps registers at kernel entry
-    so that setmaxnreg can move them from the producer to the consumers: 64K registers over all warps.
+    so that setmaxnreg can move them from the producer to the consumers: 64K registers over all warps. A
+    one-partition kernel (warp_specialize=False) is its consumer warps alone, with Triton's register limit.
     """
+    if not cfg.warp_specialize:
+        return cfg.consumer_warps, None
     total_warps = cfg.consumers * cfg.consumer_warps + 4
     maxnreg = min(256, (65536 // (32 * total_warps)) // 8 * 8)
     return cfg.consumer_warps, maxnreg
@@ -300,7 +315,7 @@ def worker_consumer_regs(cfg: GemmConfig) -> int:
     Registers freed by the producer warpgroup are shared by the two consumer warpgroups; asking for more than
     is free would make setmaxnreg wait forever, so this is computed, never guessed.
     """
-    _, maxnreg = launch_warps(cfg)
+    _, maxnreg = launch_warps(cfg.replace(warp_specialize=True))  # unused by one-partition kernels
     freed = 4 * 32 * (maxnreg - cfg.producer_regs)  # the producer's warpgroup drops to producer_regs
     per_consumer = maxnreg + freed // (cfg.consumers * cfg.consumer_warps * 32)
     return min(256, per_consumer // 8 * 8)

@@ -296,6 +296,8 @@ def grouped_config_problem(cfg: GemmConfig) -> str | None:
         return f"grouped_mm's tiles run alone; cluster_m must be 1 (got {cfg.cluster_m})"
     if is_two_part(cfg.block_n):
         return f"grouped_mm's tiles are at most 256 columns wide in powers of two; got block_n={cfg.block_n}"
+    if not cfg.warp_specialize:
+        return "grouped_mm runs the warp-specialized kernel only: warp_specialize must be True"
     if cfg.swap_ab and cfg.store_chunks > 1:
         return f"grouped_mm's swap-AB tiles are stored whole; store_chunks must be 1 (got {cfg.store_chunks})"
     return None

@@ -26,6 +26,8 @@ def forced_config_problem(cfg: GemmConfig) -> str | None:
                 f"stream_k False (got swap_ab={cfg.swap_ab}, split_k={cfg.split_k}, stream_k={cfg.stream_k})")
     if cfg.block_m < 64:
         return f"the 2-D x 2-D form reads a M-contiguous: block_m must be >= 64, got {cfg.block_m}"
+    if not cfg.warp_specialize:
+        return "the 2-D x 2-D form runs the warp-specialized kernel only: warp_specialize must be True"
     if cfg.cluster_m > 1:
         return f"the 2-D x 2-D form runs programs alone: cluster_m must be 1, got {cfg.cluster_m}"
     if is_two_part(cfg.block_n):

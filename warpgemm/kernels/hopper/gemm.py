@@ -86,6 +86,9 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
         raise ValueError(f"config {cfg.name}: clusters (cluster_m > 1) and two-part widths (block_n in "
                          f"{TWO_PART_WIDTHS}) run dense products only; got "
                          f"grouped={grouped}, ragged_k={ragged_k}")
+    if not cfg.warp_specialize and (grouped or ragged_k):
+        raise ValueError(f"config {cfg.name}: the one-partition kernel (warp_specialize=False) runs dense products "
+                         f"only; got grouped={grouped}, ragged_k={ragged_k}")
     if cfg.swap_ab and cfg.store_chunks > 1 and (grouped or ragged_k):
         raise ValueError(f"config {cfg.name}: swap-AB tiles stored in chunks run dense products only; got "
                          f"grouped={grouped}, ragged_k={ragged_k}")
@@ -112,7 +115,8 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
                 SCALE=scale, GROUP_M=cfg.group_m, STAGES=cfg.stages, SPLIT_K=cfg.split_k, CONSUMERS=cfg.consumers,
                 SWAP_AB=cfg.swap_ab, RAGGED_K=ragged_k, L2_STORE_HINT=store_hint(ragged_k),
                 PRODUCER_REGS=cfg.producer_regs, CONSUMER_REGS=worker_consumer_regs(cfg), CLUSTER_M=cfg.cluster_m,
-                B_PIECES=cfg.b_pieces, SchedulerImpl=scheduler, EpilogueImpl=epilogue, PARTS_HASH=parts_source_hash())
+                B_PIECES=cfg.b_pieces, WARP_SPECIALIZE=cfg.warp_specialize, SchedulerImpl=scheduler,
+                EpilogueImpl=epilogue, PARTS_HASH=parts_source_hash())
 
 
 def launch_uses_pdl(cfg: GemmConfig) -> bool:
@@ -195,7 +199,7 @@ class GemmLaunch:
                                    num_warps, maxnreg,
                                    pdl=launch_uses_pdl(cfg) if pdl is None else pdl and _env.PDL,
                                    compile_context=functools.partial(store_hints, bool(constexprs["L2_STORE_HINT"])
-                                                                     or cfg.cluster_m > 1))
+                                                                     or cfg.cluster_m > 1 or not cfg.warp_specialize))
 
     @property
     def constexprs(self) -> dict:

@@ -4,12 +4,15 @@ One program per SM (at most). Shared memory holds an S-slot ring of (A, B) tiles
 tile; a one-warp TMA producer fills the ring; one consumer (the default partition, one or two wgmma warpgroups
 on a tile) or two ping-pong consumers (one warpgroup each, alternate units) drain it and store each finished
 tile through the epilogue. The scheduler and epilogue are constexpr policy classes so the same body serves other
-schedules and epilogues (split-K's and stream-K's partial-sum reduction, swap-AB's transposed store).
+schedules and epilogues (split-K's and stream-K's partial-sum reduction, swap-AB's transposed store). With
+WARP_SPECIALIZE off the same ring, scheduler and epilogue run in one partition (one_partition.py), for programs of
+one short tile, where starting and ending partitions would cost more than a producer warp running ahead saves.
 """
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import mbarrier
 
+from .one_partition import one_partition_mainloop
 from .partitions import GemmOperands, allow_dependents, main_columns, tma_producer, wgmma_consumer
 from .pipeline import BarrierRing
 
@@ -66,6 +69,12 @@ def _check_cluster_compile(cluster_m):
     check(cluster_m)
 
 
+@gluon.constexpr_function
+def _check_one_partition_compile(warp_specialize):
+    from .ptx_hints import check_one_partition_compile as check
+    check(warp_specialize)
+
+
 @gluon.jit
 def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,  #
                 scale_a_ptr, scale_b_ptr,  #
@@ -74,17 +83,20 @@ def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, 
                 SPLIT_K: gl.constexpr,
                 CONSUMERS: gl.constexpr, SWAP_AB: gl.constexpr, RAGGED_K: gl.constexpr, L2_STORE_HINT: gl.constexpr,
                 PRODUCER_REGS: gl.constexpr, CONSUMER_REGS: gl.constexpr, CLUSTER_M: gl.constexpr,
-                B_PIECES: gl.constexpr,
+                B_PIECES: gl.constexpr, WARP_SPECIALIZE: gl.constexpr,
                 SchedulerImpl: gl.constexpr, EpilogueImpl: gl.constexpr, PARTS_HASH: gl.constexpr,
                 num_warps: gl.constexpr):
     # SCALE (fp8 inputs, epilogue.py): 0 none, 1 one fp32 scale per operand, 2 one per output row (scale_a) and one
     # per output column (scale_b), applied to the fp32 accumulator before the bias.
+    # WARP_SPECIALIZE: False runs the mainloop in one partition (one_partition.py: no producer warp, no partition
+    # start and end costs; one consumer, whole plain or swap-AB tiles).
     # PARTS_HASH (launch.parts_source_hash): the Gluon parts' source, so that an edit to a method of a policy class
     # (reached through a constexpr, which Triton's cache key does not follow) cannot be served an old binary.
     # L2_STORE_HINT: the variant is compiled under ptx_hints.store_hints(), which marks its TMA stores evict-first
     # in the PTX; as a constexpr it keeps hinted and plain binaries apart in Triton's caches. Checked at trace time.
     _check_hint_compile(L2_STORE_HINT)
     _check_cluster_compile(CLUSTER_M)
+    _check_one_partition_compile(WARP_SPECIALIZE)
     # A slots hold at least one warpgroup's 64 wgmma rows (partitions.GemmOperands.mma_m); a 32-row swap-AB box
     # fills the lower half of each (K-major A only: the rows must be the slot's outer dimension).
     a_bufs = gl.allocate_shared_memory(a_desc.dtype, a_slots_shape(STAGES, a_desc.block_type.shape, A_KMAJOR),
@@ -116,7 +128,9 @@ def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, 
     rest_layout: gl.constexpr = accumulator_layout(p.mma_m(), max(p.block_n_rest(), 8), num_warps,
                                                    a_desc.dtype.primitive_bitwidth)
     allow_dependents()
-    if CONSUMERS == 1:
+    if not WARP_SPECIALIZE:
+        one_partition_mainloop(p, SchedulerImpl, EpilogueImpl, acc_layout)
+    elif CONSUMERS == 1:
         # In a cluster every warp must reach the cluster barrier of partitions.cluster_sync, and Triton parks the
         # idle warps of a one-warp partition's warpgroup where they never would: the producer takes all four.
         gl.warp_specialize([

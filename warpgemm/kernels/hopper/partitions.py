@@ -263,10 +263,59 @@ def multicast_end():
 
 
 @gluon.jit
-def tma_producer(p: GemmOperands, SchedulerImpl: gl.constexpr):
+def load_step(p: GemmOperands, work, kk, index, bar, pred=True):
+    """Issue the TMA loads of K step kk of `work` into ring slot `index`, counted by `bar` (the slot's ready
+    barrier), if `pred`: the producer partition's work per step, and the one-partition kernel's (one_partition.py)."""
     BK: gl.constexpr = p.block_k()
     # The ready barrier counts every piece of B (with CLUSTER_M = 2: its own half and its peer's multicast).
     nbytes: gl.constexpr = p.a_desc.block_type.nbytes + p.B_PIECES * p.b_desc.block_type.nbytes
+    off_m = work.off_m
+    off_n = work.off_n
+    if p.RAGGED_K:
+        # Tokens [t, t + r) of the unit's group, through both operands' (t, j, x) views: the box at
+        # j = r - BK holds BK - r zero rows, then those tokens (ragged_k.py).
+        t = work.k_first + kk * BK
+        a_outer = t
+        b_outer = t
+        k = gl.minimum(work.k_end - t, BK) - BK
+    else:
+        # An operand shared by every batch (a broadcast 2-D operand) is read at batch 0.
+        a_outer = work.batch if p.A_BATCHED else 0
+        b_outer = work.batch if p.B_BATCHED else 0
+        k = (work.k_first + kk) * BK
+    mbarrier.expect(bar, nbytes, pred=pred)
+    if p.A_KMAJOR:
+        tma.async_copy_global_to_shared(p.a_desc, [a_outer, off_m, k], bar, p.a_slot(index), pred=pred)
+    else:
+        tma.async_copy_global_to_shared(p.a_desc, [a_outer, k, off_m], bar, p.a_slot(index), pred=pred)
+    if p.CLUSTER_M == 2:
+        # Rank r of the pair loads rows [r * HALF, (r + 1) * HALF) of the B tile into both CTAs' slots.
+        HALF: gl.constexpr = p.b_desc.block_type.shape[1]
+        rank = cluster_rank()
+        for r in gl.static_range(2):
+            multicast_begin()
+            tma.async_copy_global_to_shared(p.b_desc, [b_outer, off_n + r * HALF, k], bar,
+                                            p.b_bufs.index(index).slice(r * HALF, HALF, dim=1),
+                                            pred=(rank == r) & pred)
+            multicast_end()
+    elif p.B_PIECES > 1 and p.B_KMAJOR:
+        ROWS: gl.constexpr = p.b_desc.block_type.shape[1]
+        for r in gl.static_range(p.B_PIECES):
+            tma.async_copy_global_to_shared(p.b_desc, [b_outer, off_n + r * ROWS, k], bar, p.b_piece_slot(index, r),
+                                            pred=pred)
+    elif p.B_PIECES > 1:
+        COLS: gl.constexpr = p.b_desc.block_type.shape[2]
+        for r in gl.static_range(p.B_PIECES):
+            tma.async_copy_global_to_shared(p.b_desc, [b_outer, k, off_n + r * COLS], bar, p.b_piece_slot(index, r),
+                                            pred=pred)
+    elif p.B_KMAJOR:
+        tma.async_copy_global_to_shared(p.b_desc, [b_outer, off_n, k], bar, p.b_bufs.index(index), pred=pred)
+    else:
+        tma.async_copy_global_to_shared(p.b_desc, [b_outer, k, off_n], bar, p.b_bufs.index(index), pred=pred)
+
+
+@gluon.jit
+def tma_producer(p: GemmOperands, SchedulerImpl: gl.constexpr):
     cluster_sync(p.CLUSTER_M)
     wait_for_prior_grid()  # before the scheduler: a grouped GEMM's reads its tile table from global memory
     sched = p.scheduler(SchedulerImpl)
@@ -274,54 +323,9 @@ def tma_producer(p: GemmOperands, SchedulerImpl: gl.constexpr):
     # Units in order, whichever consumer takes them: the ring is a FIFO both consumers read from.
     for i in range(sched.local_count()):
         work = sched.work(i)
-        off_m = work.off_m
-        off_n = work.off_n
-        # An operand shared by every batch (a broadcast 2-D operand) is read at batch 0.
-        a_batch = work.batch if p.A_BATCHED else 0
-        b_batch = work.batch if p.B_BATCHED else 0
         for kk in range(work.k_count):
-            if p.RAGGED_K:
-                # Tokens [t, t + r) of the unit's group, through both operands' (t, j, x) views: the box at
-                # j = r - BK holds BK - r zero rows, then those tokens (ragged_k.py).
-                t = work.k_first + kk * BK
-                a_outer = t
-                b_outer = t
-                k = gl.minimum(work.k_end - t, BK) - BK
-            else:
-                a_outer = a_batch
-                b_outer = b_batch
-                k = (work.k_first + kk) * BK
             p.ring.wait_empty(pos)
-            bar = p.ring.ready_barrier(pos)
-            mbarrier.expect(bar, nbytes)
-            if p.A_KMAJOR:
-                tma.async_copy_global_to_shared(p.a_desc, [a_outer, off_m, k], bar, p.a_slot(pos.index))
-            else:
-                tma.async_copy_global_to_shared(p.a_desc, [a_outer, k, off_m], bar, p.a_slot(pos.index))
-            if p.CLUSTER_M == 2:
-                # Rank r of the pair loads rows [r * HALF, (r + 1) * HALF) of the B tile into both CTAs' slots.
-                HALF: gl.constexpr = p.b_desc.block_type.shape[1]
-                rank = cluster_rank()
-                for r in gl.static_range(2):
-                    multicast_begin()
-                    tma.async_copy_global_to_shared(p.b_desc, [b_outer, off_n + r * HALF, k], bar,
-                                                    p.b_bufs.index(pos.index).slice(r * HALF, HALF, dim=1),
-                                                    pred=rank == r)
-                    multicast_end()
-            elif p.B_PIECES > 1 and p.B_KMAJOR:
-                ROWS: gl.constexpr = p.b_desc.block_type.shape[1]
-                for r in gl.static_range(p.B_PIECES):
-                    tma.async_copy_global_to_shared(p.b_desc, [b_outer, off_n + r * ROWS, k], bar,
-                                                    p.b_piece_slot(pos.index, r))
-            elif p.B_PIECES > 1:
-                COLS: gl.constexpr = p.b_desc.block_type.shape[2]
-                for r in gl.static_range(p.B_PIECES):
-                    tma.async_copy_global_to_shared(p.b_desc, [b_outer, k, off_n + r * COLS], bar,
-                                                    p.b_piece_slot(pos.index, r))
-            elif p.B_KMAJOR:
-                tma.async_copy_global_to_shared(p.b_desc, [b_outer, off_n, k], bar, p.b_bufs.index(pos.index))
-            else:
-                tma.async_copy_global_to_shared(p.b_desc, [b_outer, k, off_n], bar, p.b_bufs.index(pos.index))
+            load_step(p, work, kk, pos.index, p.ring.ready_barrier(pos))
             pos = pos.next()
     if p.CLUSTER_M > 1:
         # The peer's consumers release this CTA's slots remotely until their last K step: wait for every slot's

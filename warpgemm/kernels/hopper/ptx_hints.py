@@ -1,7 +1,8 @@
-"""PTX passes over gemm_kernel after Triton generates it: L2 cache hints on the TMA stores, and the 2-CTA cluster
-form (TMA multicast of B, remote mbarrier arrives: `cluster_rewrite`, run for GemmConfig.cluster_m = 2 variants,
-which compile under the same `store_hints()` hook; `check_cluster_compile`). The rest of this text is the store
-hints'.
+"""PTX passes over gemm_kernel after Triton generates it: L2 cache hints on the TMA stores, the 2-CTA cluster
+form (TMA multicast of B, remote mbarrier arrives: `cluster_rewrite`, run for GemmConfig.cluster_m = 2 variants),
+and the one-partition kernel's issue barriers dropped (`drop_issue_barriers`, for warp_specialize=False variants),
+all compiled under the same `store_hints()` hook (`check_cluster_compile`, `check_one_partition_compile`). The rest
+of this text is the store hints'.
 
 Why: where a GEMM writes far more than it reads (the MoE weight gradient writes a (G, M, N) output: 3.7 GB for
 128 experts at K7168 N2048, from 0.3 GB of inputs), the output streams through the 50 MB L2 and evicts the input
@@ -138,12 +139,56 @@ def cluster_rewrite(ptx: str, cluster: int = 2) -> tuple[str, int, int]:
     return "\n".join(out), loads, arrives
 
 
+# Single-thread issue operations of the one-partition kernel (one_partition.py): barrier inits, expect-tx arrives and
+# TMA loads, all made by the program's thread 0 (Triton predicates them on tid 0 or on warp 0's elected lane).
+_ISSUE = re.compile(r"^\t(?:@!?%p\d+ )?(?:mbarrier\.init\.|mbarrier\.arrive\.expect_tx\.|"
+                    r"cp\.async\.bulk\.tensor\.\dd\.shared::cluster\.global\.)")
+# What a CTA barrier may order, or the end of straight-line code: any other barrier or memory operation, wgmma,
+# a fence, a label, a branch, the return.
+_ORDERED = re.compile(r"mbarrier|cp\.|bar\.|barrier\.|ld\.(?!param)|st\.|atom|red\.|wgmma|fence|griddepcontrol|"
+                      r"matrix|ret;|\bbra\b|^\$L__BB")
+_CTA_BARRIER = "\tbar.sync \t0;"
+
+
+def drop_issue_barriers(ptx: str) -> tuple[str, int]:
+    """(ptx without the CTA barriers that sit between two single-thread issue operations, the number dropped).
+
+    Triton's membar pass cannot tell that an mbarrier init, the expect-tx arrive on it and the TMA loads it counts
+    are all made by one thread, in program order: it puts a `bar.sync 0` between every two of them (three per K step
+    loaded: ~0.2 us of a short one-partition GEMM's prologue, notes/perf.md session 23). A barrier is dropped only
+    where the nearest operation on each side (across anything but another barrier or memory operation, wgmma, a
+    fence, a label or a branch) is such an issue operation; the one after the wgmma wait, which keeps a slot from
+    being refilled while another warp's wgmma may read it, and every barrier around the epilogue stay."""
+    lines = ptx.split("\n")
+
+    def nearest(i, step):
+        i += step
+        while 0 <= i < len(lines):
+            line = lines[i]
+            if line.lstrip().startswith("//") or line.lstrip().startswith(".loc") or line.startswith("$L__tmp"):
+                i += step
+                continue
+            if _ISSUE.match(line) or _ORDERED.search(line):
+                return line
+            i += step
+        return ""
+
+    out, dropped = [], 0
+    for i, line in enumerate(lines):
+        if line == _CTA_BARRIER and _ISSUE.match(nearest(i, -1)) and _ISSUE.match(nearest(i, 1)):
+            dropped += 1
+            continue
+        out.append(line)
+    return "\n".join(out), dropped
+
+
 def _hook(previous):
     def hook(backend, stages, options, language, capability):
         # Triton calls this while setting up a compile, before the trace, on the compiling thread: a flag left by
         # an earlier compile that failed between its trace and its PTX stage must not reach this one.
         _thread.tracing = 0
         _thread.cluster = 1
+        _thread.one_partition = False
         if previous is not None:
             previous(backend, stages, options, language, capability)
         make_ptx = stages["ptx"]
@@ -153,9 +198,13 @@ def _hook(previous):
             _thread.tracing = 0
             cluster = getattr(_thread, "cluster", 1)
             _thread.cluster = 1
+            one_partition = getattr(_thread, "one_partition", False)
+            _thread.one_partition = False
             ptx = make_ptx(src, metadata)
             if KERNEL_ENTRY not in ptx:
                 return ptx
+            if one_partition:
+                ptx, _ = drop_issue_barriers(ptx)
             if cluster > 1:
                 # Without the rewrite a cluster kernel would wait forever for its peer's half of B: refuse it.
                 expected = ptx.count(MULTICAST_BEGIN), ptx.count(REMOTE_ARRIVE)
@@ -227,3 +276,14 @@ def check_cluster_compile(cluster_m) -> None:
                            "warpgemm.kernels.hopper.ptx_hints.store_hints() on this thread: it would not be made a "
                            "cluster kernel")
     _thread.cluster = cluster_m
+
+
+def check_one_partition_compile(warp_specialize) -> None:
+    """Called while gemm_kernel is traced: a one-partition variant (WARP_SPECIALIZE False) compiles under
+    store_hints(), whose PTX hook drops its issue barriers (drop_issue_barriers)."""
+    if not isinstance(warp_specialize, bool):
+        raise ValueError(f"WARP_SPECIALIZE must be a bool, got {warp_specialize!r}")
+    if not warp_specialize and not hints_active():
+        raise RuntimeError("gemm_kernel with WARP_SPECIALIZE False is being compiled outside "
+                           "warpgemm.kernels.hopper.ptx_hints.store_hints() on this thread")
+    _thread.one_partition = not warp_specialize
