@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import math
 import random
 from unittest import mock
@@ -42,7 +43,10 @@ def plan(a3, b3, c3, config=None, rule=True, rules=RULES):
     try:
         with contextlib.ExitStack() as stack:
             for flag in rules if not rule else ():  # rule on: the heuristics as shipped
-                stack.enter_context(mock.patch.object(heuristics, flag, False))
+                # A flag of heuristics, or "module.FLAG" of another warpgemm module (one_partition_rule.ONE_...).
+                module, _, name = flag.rpartition(".")
+                owner = importlib.import_module(f"warpgemm.{module}") if module else heuristics
+                stack.enter_context(mock.patch.object(owner, name, False))
             return gemm_impl.plan_hopper(a3, b3, c3, None, config, may_tune=False)
     finally:
         heuristics.choose_config.cache_clear()
@@ -65,7 +69,8 @@ def main():
     ap.add_argument("--no-padded", action="store_true", help="only the operands as allocated")
     ap.add_argument("--split", action="store_true", help="also the heuristics with only A, only B padded")
     ap.add_argument("--rule-off", nargs="?", const=",".join(RULES), default="",
-                    help="also the heuristics with these flags off (comma-separated; default all off-sector rules)")
+                    help="also the heuristics with these flags off (comma-separated names in heuristics, or "
+                         "module.NAME in another warpgemm module; default all off-sector rules)")
     ap.add_argument("--random", type=int, default=0, help="this many random shapes (random_shapes) instead")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--transposed", action="store_true",
@@ -95,7 +100,8 @@ def main():
         runs = [(cname + lname, cfg, x, y, True) for cname, cfg in configs.items() for lname, (x, y) in layouts.items()
                 if cfg is None or lname in ("", " padded")]
         if args.rule_off:
-            runs.append(("heuristics without the off-sector rules", None, a, b, False))
+            off = ("the off-sector rules" if args.rule_off == ",".join(RULES) else args.rule_off.split(".")[-1])
+            runs.append((f"heuristics without {off}", None, a, b, False))
         rules = args.rule_off.split(",") if args.rule_off else RULES
         for name, cfg, x, y, rule in runs:
             a3, b3, c3 = x.unsqueeze(0), y.unsqueeze(0), c.unsqueeze(0)

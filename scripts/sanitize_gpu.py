@@ -10,7 +10,8 @@
 
 Without PYTORCH_NO_CUDA_MEMORY_CACHING=1 torch's caching allocator carves tensors out of large segments, and
 memcheck sees only the segments: a write past one tensor into its neighbour would go unreported.
-Families: dense (every shipped config x 4 layouts), gemv, split (forced split-K and stream-K), grouped (grouped_mm
+Families: dense (every shipped config and one_partition_rule's variants x 4 layouts), gemv, split (forced
+split-K and stream-K), grouped (grouped_mm
 2-D x 3-D on both weight layouts, offs counted in the kernel and by the table kernel, swap-AB tiles, empty groups,
 rows past offs[-1], bad offsets clamped on the device; 3-D x 3-D), ragged_k (the weight-gradient form, store-hinted),
 group_gemm (the list API), elementwise. Also the grouped form's device-dispatched pair of tiles (70 groups of
@@ -25,6 +26,7 @@ import warpgemm
 from warpgemm.bench.elementwise_bench import SWEEP_CONFIGS
 from warpgemm.config import GemmConfig
 from warpgemm.heuristics import DECODE, DECODE_SHORT_K, SHIPPED_CONFIGS
+from warpgemm.one_partition_rule import one_partition_variants
 from warpgemm.testing import strided_operand
 
 if os.environ.get("TRITON_INSTRUMENTATION_MODE"):  # consan builds need global scratch memory
@@ -67,12 +69,15 @@ def offsets(sizes):
     return torch.tensor(sizes, device="cuda").cumsum(0).to(torch.int32)
 
 
-for cfg in [c for c in SHIPPED_CONFIGS if "dense" in families and (not only or c.name in only)]:
+DENSE_CONFIGS = SHIPPED_CONFIGS + one_partition_variants(SHIPPED_CONFIGS)
+for cfg in [c for c in DENSE_CONFIGS if "dense" in families and (not only or c.name in only)]:
     for a_col in (False, True):
         for b_col in (False, True):
             if cfg.block_m < 64 and not b_col:
                 continue  # 32-row swap-AB tiles read K-contiguous weights (others run on a K-major copy)
-            for m, n, k in [(7, 65, 127), (129, 257, 300), (4, 100, 520)]:
+            # The last shape gives one-partition programs several tiles (their ring drains between tiles).
+            shapes = [(7, 65, 127), (129, 257, 300), (4, 100, 520)]
+            for m, n, k in shapes + ([(1100, 1100, 520)] if not cfg.warp_specialize else []):
                 a = strided_operand(m, k, col_major=a_col, dtype=torch.bfloat16, device="cuda", generator=g)
                 b = strided_operand(k, n, col_major=b_col, dtype=torch.bfloat16, device="cuda", generator=g)
                 warpgemm.matmul(a, b, config=cfg)

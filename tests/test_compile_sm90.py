@@ -21,7 +21,7 @@ for cfg in SHIPPED_CONFIGS:
     VARIANTS.append((cfg, torch.bfloat16, torch.float32, True, True, True))
 # The sweep's other candidates (ping-pong, split-K, other tiles), which users can force with config=.
 from warpgemm.candidates import CANDIDATES, CLUSTER_CANDIDATES, WIDE_CANDIDATES  # noqa: E402
-from warpgemm.kernels.hopper.ptx_hints import MULTICAST_BEGIN, REMOTE_ARRIVE  # noqa: E402
+from warpgemm.kernels.hopper.ptx_hints import MULTICAST_BEGIN, REMOTE_ARRIVE, drop_issue_barriers  # noqa: E402
 
 for cfg in CANDIDATES:
     if cfg not in SHIPPED_CONFIGS:
@@ -314,3 +314,48 @@ def test_plain_variant_has_no_cluster_code():
     ptx = compile_gemm(SHIPPED_CONFIGS[0], a_batched=False).asm["ptx"]
     assert "reqnctapercluster" not in ptx and "multicast" not in ptx and "mapa" not in ptx
     assert "barrier.cluster" not in ptx
+
+
+def _one_partition_cases():
+    from warpgemm.one_partition_rule import one_partition_variants
+
+    cases = []
+    for cfg in one_partition_variants(SHIPPED_CONFIGS):
+        cases.append((cfg, torch.bfloat16, torch.bfloat16, True, True, False))
+        if cfg.stages == 2:
+            cases.append((cfg, torch.float16, torch.float32, cfg.block_m < 64, False, True))
+    return cases
+
+
+@pytest.mark.parametrize("variant", _one_partition_cases(), ids=_id)
+def test_one_partition_variant_compiles_clean(variant, tmp_path):
+    """What the one-partition rule can choose (one_partition_rule.py): wgmma and TMA in one partition (no setmaxnreg),
+    no spills, and Triton's CTA barriers between the single-thread TMA issues dropped by the PTX pass: what stays
+    is the one before each wait on a slot, the one after each wgmma wait (another warp's wgmma may still read the
+    slot about to be refilled), and those around the epilogue."""
+    cfg, in_dt, out_dt, a_k, b_k, bias = variant
+    if check_config(cfg, in_dt, out_dt) is not None:
+        pytest.skip(f"{cfg.name} is not valid for {in_dt}->{out_dt}: {check_config(cfg, in_dt, out_dt)}")
+    kernel = compile_gemm(cfg, in_dtype=in_dt, out_dtype=out_dt, a_kmajor=a_k, b_kmajor=b_k, has_bias=bias)
+    r = inspect_compiled(kernel, "one_partition", str(tmp_path))
+    assert r.has_wgmma and r.has_tma_load and not r.has_setmaxnreg, r
+    assert r.stack_bytes == 0 and r.local_bytes == 0, f"register spills: {r}"
+    assert r.shared_bytes <= SMEM_LIMIT
+    ptx = kernel.asm["ptx"]
+    assert ptx.count("barrier.sync") == 0  # no warp_specialize
+    # The pass ran: nothing it would drop is left, and TMA loads follow one another with no barrier between (Triton
+    # puts one before every load).
+    assert drop_issue_barriers(ptx)[1] == 0
+    loads = [line for line in ptx.splitlines() if "cp.async.bulk.tensor" in line or line == "\tbar.sync \t0;"]
+    unbarred = sum(a != "\tbar.sync \t0;" and b != "\tbar.sync \t0;" for a, b in zip(loads, loads[1:]))
+    assert unbarred > 0, "every TMA load still follows a CTA barrier"
+
+
+def test_one_partition_variants_are_dense_only():
+    from warpgemm.heuristics import SMALL
+
+    flat = SMALL.replace(warp_specialize=False)
+    for kw in (dict(grouped=True, a_batched=False, b_batched=True),
+               dict(ragged_k=True, a_kmajor=False, b_kmajor=False)):
+        with pytest.raises(ValueError, match="one-partition kernel"):
+            compile_gemm(flat, **kw)

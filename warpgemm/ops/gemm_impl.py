@@ -11,7 +11,7 @@ import torch
 
 from .. import _env
 from ..config import GemmConfig, check_config, weight_layout_problem
-from .. import heuristics, swap_rows, tuning
+from .. import heuristics, one_partition_rule, swap_rows, tuning
 from ..kernels.hopper import tma_operands as tma
 from . import checks
 
@@ -45,6 +45,16 @@ def resolve_config(config: GemmConfig | None, a3: torch.Tensor, c3: torch.Tensor
     if config is not None:
         checks.check_forced_config(config, a3.dtype, c3.dtype)
         return config, "forced by the caller"
+    cfg, why = _heuristics_tile(a3, c3, b3)
+    batches, M, N = c3.shape
+    flat = one_partition_rule.one_partition_config(cfg, batches, M, N, a3.shape[2], _env.sms_for(c3.device),
+                                                   a3.dtype, c3.dtype)
+    if flat is not None:
+        cfg, why = flat[0], f"{why}; {flat[1]}"
+    return cfg, why
+
+
+def _heuristics_tile(a3: torch.Tensor, c3: torch.Tensor, b3: torch.Tensor | None) -> tuple[GemmConfig, str]:
     batches, M, N = c3.shape
     sms = _env.sms_for(c3.device)
     # Operands read in place with rows that start 16 bytes into a 32-byte sector (heuristics.OFF_SECTOR_*).

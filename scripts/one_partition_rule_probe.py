@@ -1,0 +1,108 @@
+"""The one-partition rule (warpgemm/one_partition_rule.py) on the shapes it changes: warpgemm.matmul with the rule on
+and off, and cuBLAS (torch.matmul), alternating in --rounds rounds, each timed as fixed_cost_probe times a variant
+(CUPTI kernel durations and start-to-start spacing over a CUDA graph of --calls calls). Shapes: the fixed list, plus
+--random N shapes drawn with --seed (16-bit rows aligned, so each call is one kernel) on which the rule fires.
+
+    python scripts/one_partition_rule_probe.py OUT.json [--random 30] [--seed 1] [--rounds 2]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from fixed_cost_probe import kernel_events, summarize  # noqa: E402
+
+import warpgemm  # noqa: E402
+from warpgemm import one_partition_rule  # noqa: E402
+from warpgemm.bench.gemm_bench import environment  # noqa: E402
+from warpgemm.bench.timing import warm_gpu  # noqa: E402
+from warpgemm.heuristics import choose_config  # noqa: E402
+from warpgemm.ops import gemm_impl  # noqa: E402
+from warpgemm.testing import probe_operands, rel_error  # noqa: E402
+
+FIXED = "64x64x64,128x128x128,256x256x256,384x384x384,512x512x512,256x1024x256,1024x512x256,768x768x128,96x2048x512"
+
+
+def fires(M, N, K, sms):
+    cfg, _ = choose_config(1, M, N, K, torch.bfloat16, torch.bfloat16, sms)
+    return one_partition_rule.one_partition_config(cfg, 1, M, N, K, sms, torch.bfloat16, torch.bfloat16) is not None
+
+
+def draw(count, seed, sms):
+    rng = random.Random(seed)
+    shapes = []
+    while len(shapes) < count:
+        M, N, K = rng.randint(2, 192) * 8, rng.randint(2, 192) * 8, rng.randint(2, 96) * 8
+        if fires(M, N, K, sms):
+            shapes.append(f"{M}x{N}x{K}")
+    return shapes
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("json")
+    ap.add_argument("--shapes", default=FIXED)
+    ap.add_argument("--random", type=int, default=30)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--calls", type=int, default=40)
+    args = ap.parse_args()
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    shapes = args.shapes.split(",") + draw(args.random, args.seed, sms)
+    result = {"environment": environment(), "method": "CUPTI kernel durations (median) and start-to-start spacing "
+              f"over a CUDA graph of {args.calls} calls, alternating rounds", "rows": []}
+    warm_gpu(1.0)
+    print(f"{'shape':>16} {'config on':>34} {'cuBLAS':>7} {'on':>7} {'off':>7} {'on/off':>7} {'cuBLAS/on':>9}")
+    for shape in shapes:
+        M, N, K = (int(x) for x in shape.split("x"))
+        a, w, ref = probe_operands(M, N, K)
+        b = w.t()
+        c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
+        times = {"cublas": [], "on": [], "off": []}
+        names = {}
+        for _ in range(args.rounds):
+            for variant in ("cublas", "on", "off"):
+                if variant == "cublas":
+                    fn = lambda: torch.matmul(a, b, out=c)  # noqa: E731
+                else:
+                    one_partition_rule.ONE_PARTITION_ENABLED = variant == "on"
+                    gemm_impl._PLANS.clear()
+                    names[variant] = gemm_impl.plan_hopper(a.unsqueeze(0), b.unsqueeze(0), c.unsqueeze(0), None,
+                                                           None, may_tune=False).config.name
+                    c.fill_(float("nan"))
+                    warpgemm.matmul(a, b, out=c)
+                    err = rel_error(c, ref)
+                    if not err < 1e-2:
+                        raise SystemExit(f"{shape} rule {variant}: error {err}")
+                    fn = lambda: warpgemm.matmul(a, b, out=c)  # noqa: E731
+                times[variant].append(summarize(kernel_events(fn, args.calls)))
+        one_partition_rule.ONE_PARTITION_ENABLED = True
+        med = {v: statistics.median(t["spacing_us"] for t in ts) for v, ts in times.items()}
+        dur = {v: statistics.median(t["duration_us"] for t in ts) for v, ts in times.items()}
+        row = {"shape": shape, "config_on": names["on"], "config_off": names["off"], "spacing_us": med,
+               "duration_us": dur, "rounds": times, "on_over_off": med["off"] / med["on"],
+               "on_over_cublas": med["cublas"] / med["on"]}
+        result["rows"].append(row)
+        print(f"{shape:>16} {names['on']:>34} {med['cublas']:7.2f} {med['on']:7.2f} {med['off']:7.2f} "
+              f"{row['on_over_off']:7.3f} {row['on_over_cublas']:9.3f}", flush=True)
+    changed = [r for r in result["rows"] if r["config_on"] != r["config_off"]]
+    for key in ("on_over_off", "on_over_cublas"):
+        vals = [r[key] for r in changed]
+        result[f"geomean_{key}"] = statistics.geometric_mean(vals) if vals else None
+        result[f"min_{key}"] = min(vals) if vals else None
+    print(f"{len(changed)} shapes changed: speed-up over the rule off {result['geomean_on_over_off']:.3f} "
+          f"(min {result['min_on_over_off']:.3f}); against cuBLAS {result['geomean_on_over_cublas']:.3f} "
+          f"(min {result['min_on_over_cublas']:.3f}) [spacing]")
+    with open(args.json, "w") as f:
+        json.dump(result, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

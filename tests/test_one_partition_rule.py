@@ -1,0 +1,89 @@
+"""The one-partition kernel's config field and the heuristics' rule for it (host logic, meta tensors)."""
+import pytest
+import torch
+
+from warpgemm import one_partition_rule
+from warpgemm.bench.suites import GEMM_SUITES
+from warpgemm.candidates import parse_config
+from warpgemm.config import GemmConfig, check_config, launch_warps
+from warpgemm.heuristics import NARROW, SHIPPED_CONFIGS, SMALL
+from warpgemm.ops import gemm_impl
+from warpgemm.ops.grouped import grouped_config_problem
+from warpgemm.ops.grouped_ragged_k import forced_config_problem
+
+BF = torch.bfloat16
+FLAT = dict(warp_specialize=False)
+
+
+def meta(*shape, dtype=BF):
+    return torch.empty(shape, dtype=dtype, device="meta")
+
+
+def chosen(M, N, K, dtype=BF, out_dtype=None, weight_layout=True, batch=1):
+    a = meta(batch, M, K, dtype=dtype)
+    b = meta(N, K, dtype=dtype).t().unsqueeze(0) if weight_layout else meta(1, K, N, dtype=dtype)
+    return gemm_impl.resolve_config(None, a, meta(batch, M, N, dtype=out_dtype or dtype), b)
+
+
+@pytest.mark.parametrize("bad, reason", [
+    (GemmConfig(128, 128, 64, 5, 4, consumers=2, **FLAT), "one consumer"),
+    (GemmConfig(128, 128, 64, 6, 4, cluster_m=2, **FLAT), "cluster_m=1"),
+    (GemmConfig(128, 128, 64, 6, 4, split_k=2, **FLAT), "split_k=1"),
+    (GemmConfig(128, 128, 64, 6, 4, stream_k=True, **FLAT), "stream_k=False"),
+    (GemmConfig(128, 192, 64, 4, 8, store_chunks=3, **FLAT), "power-of-two width"),
+])
+def test_what_one_partition_cannot_run_is_refused_by_name(bad, reason):
+    assert reason in check_config(bad, BF, BF)
+
+
+def test_fp8_grouped_and_ragged_k_refuse_it():
+    flat = SMALL.replace(**FLAT)
+    assert "16-bit inputs" in check_config(flat.replace(block_k=128), torch.float8_e4m3fn, BF)
+    assert "warp_specialize must be True" in grouped_config_problem(flat)
+    assert "warp_specialize must be True" in forced_config_problem(flat)
+
+
+def test_name_launch_and_op_boundary():
+    flat = NARROW.replace(stages=2, **FLAT)
+    assert flat.name == "64x64x128_s2_w4_g8_flat" and parse_config(flat.name) == flat
+    assert GemmConfig.from_list(flat.to_list()) == flat
+    assert launch_warps(flat) == (4, None)  # no producer warpgroup, Triton's own register limit
+    for cfg in one_partition_rule.one_partition_variants(SHIPPED_CONFIGS):
+        assert check_config(cfg, BF, BF) is None and parse_config(cfg.name) == cfg
+
+
+def test_the_rule_takes_one_wave_of_tiles_whose_k_fits_the_ring():
+    cfg, why = chosen(256, 256, 256)
+    assert cfg == NARROW.replace(stages=2, **FLAT) and "one partition: 16 tiles" in why
+    assert chosen(512, 512, 512)[0] == NARROW.replace(stages=4, **FLAT)  # 4 K steps: a 4-slot ring
+    assert chosen(512, 512, 768)[0] == NARROW.replace(**FLAT)  # 6 K steps fill NARROW's 6 slots
+    assert chosen(512, 512, 896)[0] == NARROW  # 7 do not: the producer warp runs ahead
+    assert chosen(1024, 1024, 1024)[0].warp_specialize  # 128 tiles but 16 K steps of 64
+    assert chosen(1600, 1600, 256)[0].warp_specialize  # more tiles than SMs
+    # Other dtypes, layouts and batches take it too (all tested forced on the GPU: test_gpu_one_partition.py).
+    assert not chosen(256, 256, 256, dtype=torch.float16)[0].warp_specialize
+    assert not chosen(256, 256, 256, out_dtype=torch.float32)[0].warp_specialize
+    assert not chosen(256, 256, 256, weight_layout=False)[0].warp_specialize
+    assert not chosen(128, 128, 128, batch=3)[0].warp_specialize
+    assert chosen(256, 256, 256, batch=40)[0].warp_specialize  # more than one wave of any tile
+
+
+def test_off_switch_and_forced_configs():
+    one_partition_rule.ONE_PARTITION_ENABLED = False
+    try:
+        assert chosen(256, 256, 256)[0] == NARROW
+    finally:
+        one_partition_rule.ONE_PARTITION_ENABLED = True
+    a, b, c = meta(1, 256, 256), meta(256, 256).t().unsqueeze(0), meta(1, 256, 256)
+    assert gemm_impl.resolve_config(NARROW, a, c, b)[0] == NARROW  # a forced config runs as given
+
+
+def test_no_suite_shape_changes_plan():
+    """The suites' products have K >= 4096 (or 2048 at 2048^3) over deep rings, or more tiles than SMs: the
+    rule leaves every one of them warp-specialized, in both layouts and both 16-bit dtypes."""
+    for name, suite in GEMM_SUITES.items():
+        for case in suite():
+            for dtype in (BF, torch.float16):
+                for weight_layout in (True, False):
+                    cfg = chosen(case.M, case.N, case.K, dtype=dtype, weight_layout=weight_layout)[0]
+                    assert cfg.warp_specialize, (name, case, cfg.name)

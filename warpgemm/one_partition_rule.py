@@ -1,0 +1,59 @@
+"""The heuristics' rule for the one-partition kernel (GemmConfig.warp_specialize=False,
+kernels/hopper/one_partition.py).
+
+Triton's warp_specialize costs every program ~0.4 us to start and end its partitions (scripts/one_partition_probe.py:
+the same GEMM body with and without an idle worker partition, 0.35-0.45 us apart at 64^3-512^3). A product whose
+tiles all fit in one wave and whose K fits in the ring (every program loads its one tile's K steps at once) needs no
+producer warp running ahead, so the chosen tile runs in one partition, with a ring only as deep as its K steps
+(each slot costs its barrier inits and a predicated load in the prologue: 256^3 on 64x64x128 tiles 2.75 us with 6
+slots, 2.46 with 2). Measured (results/2026-11-26-one-partition/, CUPTI kernel times in CUDA graphs): 256^3
+3.02 -> 2.46 us (cuBLAS 2.50), 512^3 3.55 -> 3.10 (3.17). Longer K stays warp-specialized: at 1024^3 (16 K steps
+on 64x128x64 tiles, 8 slots) and 256x4096x4096 the one-partition form was 2% slower.
+16-bit inputs, dense products chosen by the heuristics (a forced config is run as given).
+"""
+from __future__ import annotations
+
+import torch
+
+from .config import GemmConfig, check_config, is_two_part
+
+ONE_PARTITION_ENABLED = True
+
+
+def _cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def eligible(cfg: GemmConfig) -> bool:
+    """Whether the one-partition kernel can run `cfg`'s tiles: whole tiles of a power-of-two width on one consumer,
+    alone (config.check_config's condition on warp_specialize=False)."""
+    return (cfg.warp_specialize and cfg.consumers == 1 and cfg.cluster_m == 1 and cfg.split_k == 1
+            and not cfg.stream_k and not is_two_part(cfg.block_n))
+
+
+def one_partition_config(cfg: GemmConfig, batches: int, M: int, N: int, K: int, num_sms: int,
+                         in_dtype: torch.dtype, out_dtype: torch.dtype) -> tuple[GemmConfig, str] | None:
+    """`cfg` (the heuristics' choice) in one partition, with the reason, where every program runs one tile whose K
+    steps all fit in the ring; else None."""
+    if not ONE_PARTITION_ENABLED or not eligible(cfg) or in_dtype.itemsize != 2:
+        return None
+    rows, cols = (N, M) if cfg.swap_ab else (M, N)  # swap-AB tiles are weight rows by x rows
+    tiles = batches * _cdiv(rows, cfg.block_m) * _cdiv(cols, cfg.block_n)
+    steps = _cdiv(K, cfg.block_k)
+    if tiles > num_sms or steps > cfg.stages:
+        return None
+    flat = cfg.replace(warp_specialize=False, stages=max(2, steps))
+    if check_config(flat, in_dtype, out_dtype) is not None:
+        return None
+    return flat, (f"one partition: {tiles} tiles for {num_sms} SMs and {steps} K steps, all in a {flat.stages}-slot "
+                  "ring (no producer warp, no partition start and end)")
+
+
+def one_partition_variants(configs) -> tuple[GemmConfig, ...]:
+    """What the rule can make of `configs` (the shipped ones): each eligible config in one partition with its own
+    ring and with the shortest, so tests and compile checks cover both ends of every ring it can choose."""
+    out = []
+    for cfg in configs:
+        if eligible(cfg):
+            out += [cfg.replace(warp_specialize=False), cfg.replace(warp_specialize=False, stages=2)]
+    return tuple(dict.fromkeys(out))
