@@ -111,7 +111,8 @@ def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, 
     else:
         b_rest = b_bufs  # unused
     # Each slot is consumed by exactly one consumer, so one arrive empties it; in a cluster pair, one from each CTA.
-    ring = BarrierRing.allocate(STAGES, CLUSTER_M)
+    # The one-partition kernel releases no slots through barriers (its own instruction order does).
+    ring = BarrierRing.allocate(STAGES, CLUSTER_M if WARP_SPECIALIZE else 0)
     # Ping-pong hand-over: turns[c] is arrived on when consumer c may start its next unit (two consumers only:
     # each barrier initialised costs the prologue a CTA barrier, see pipeline.BarrierRing.allocate).
     turns = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())

@@ -56,7 +56,8 @@ class RingPosition:
 class BarrierRing:
     """The ready/empty mbarrier pairs of a ring of `num_slots` slots.
 
-    `empty_count` is how many partitions release a slot (an arrive from a multi-warp partition counts once).
+    `empty_count` is how many partitions release a slot (an arrive from a multi-warp partition counts once); 0 leaves
+    the empty barriers uninitialised, for a kernel that orders slot reuse by itself (one_partition.py).
     """
 
     ready: gl.shared_memory_descriptor
@@ -77,7 +78,8 @@ class BarrierRing:
         # a PTX pass that dropped them gained 0.1 us a call on tiny products only (notes/perf.md, session 22).
         for i in gl.static_range(num_slots):
             mbarrier.init(ready.index(i), count=1)
-            mbarrier.init(empty.index(i), count=empty_count)
+            if empty_count > 0:  # 0: nothing releases slots through them (the one-partition kernel)
+                mbarrier.init(empty.index(i), count=empty_count)
         return BarrierRing(ready, empty, num_slots)
 
     # Producer side -------------------------------------------------------------------------------------------
