@@ -1,9 +1,9 @@
 """The one-partition rule (warpgemm/one_partition_rule.py) on the shapes it changes: warpgemm.matmul with the rule on
-and off, and cuBLAS (torch.matmul), alternating in --rounds rounds, each timed as fixed_cost_probe times a variant
+and off (or only its --flag switch), and cuBLAS (torch.matmul), alternating in --rounds rounds, each timed as fixed_cost_probe times a variant
 (CUPTI kernel durations and start-to-start spacing over a CUDA graph of --calls calls). Shapes: the fixed list, plus
---random N shapes drawn with --seed (16-bit rows aligned, so each call is one kernel) on which the rule fires.
+--random N shapes drawn with --seed (16-bit rows aligned, so each call is one kernel) whose plan the switch changes.
 
-    python scripts/one_partition_rule_probe.py OUT.json [--random 30] [--seed 1] [--rounds 2]
+    python scripts/one_partition_rule_probe.py OUT.json [--random 30] [--seed 1] [--rounds 2] [--flag NARROW_HALVES]
 """
 from __future__ import annotations
 
@@ -30,17 +30,28 @@ from warpgemm.testing import probe_operands, rel_error  # noqa: E402
 FIXED = "64x64x64,128x128x128,256x256x256,384x384x384,512x512x512,256x1024x256,1024x512x256,768x768x128,96x2048x512"
 
 
-def fires(M, N, K, sms):
+def rule_config(M, N, K, sms):
     cfg, _ = choose_config(1, M, N, K, torch.bfloat16, torch.bfloat16, sms)
-    return one_partition_rule.one_partition_config(cfg, 1, M, N, K, sms, torch.bfloat16, torch.bfloat16) is not None
+    flat = one_partition_rule.one_partition_config(cfg, 1, M, N, K, sms, torch.bfloat16, torch.bfloat16)
+    return flat[0] if flat else cfg
 
 
-def draw(count, seed, sms):
+def fires(M, N, K, sms, flag):
+    """Whether switching `flag` off changes the plan of this shape (K-contiguous operands, 16-bit rows aligned)."""
+    on = rule_config(M, N, K, sms)
+    setattr(one_partition_rule, flag, False)
+    try:
+        return rule_config(M, N, K, sms) != on
+    finally:
+        setattr(one_partition_rule, flag, True)
+
+
+def draw(count, seed, sms, flag):
     rng = random.Random(seed)
     shapes = []
     while len(shapes) < count:
         M, N, K = rng.randint(2, 192) * 8, rng.randint(2, 192) * 8, rng.randint(2, 96) * 8
-        if fires(M, N, K, sms):
+        if fires(M, N, K, sms, flag):
             shapes.append(f"{M}x{N}x{K}")
     return shapes
 
@@ -53,9 +64,11 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--calls", type=int, default=40)
+    ap.add_argument("--flag", default="ONE_PARTITION_ENABLED",
+                    help="the one_partition_rule switch that 'off' turns off (NARROW_HALVES: the 64x32 sub-rule)")
     args = ap.parse_args()
     sms = torch.cuda.get_device_properties(0).multi_processor_count
-    shapes = args.shapes.split(",") + draw(args.random, args.seed, sms)
+    shapes = args.shapes.split(",") + draw(args.random, args.seed, sms, args.flag)
     result = {"environment": environment(), "method": "CUPTI kernel durations (median) and start-to-start spacing "
               f"over a CUDA graph of {args.calls} calls, alternating rounds", "rows": []}
     warm_gpu(1.0)
@@ -72,7 +85,7 @@ def main():
                 if variant == "cublas":
                     fn = lambda: torch.matmul(a, b, out=c)  # noqa: E731
                 else:
-                    one_partition_rule.ONE_PARTITION_ENABLED = variant == "on"
+                    setattr(one_partition_rule, args.flag, variant == "on")
                     gemm_impl._PLANS.clear()
                     names[variant] = gemm_impl.plan_hopper(a.unsqueeze(0), b.unsqueeze(0), c.unsqueeze(0), None,
                                                            None, may_tune=False).config.name
@@ -83,7 +96,7 @@ def main():
                         raise SystemExit(f"{shape} rule {variant}: error {err}")
                     fn = lambda: warpgemm.matmul(a, b, out=c)  # noqa: E731
                 times[variant].append(summarize(kernel_events(fn, args.calls)))
-        one_partition_rule.ONE_PARTITION_ENABLED = True
+        setattr(one_partition_rule, args.flag, True)
         med = {v: statistics.median(t["spacing_us"] for t in ts) for v, ts in times.items()}
         dur = {v: statistics.median(t["duration_us"] for t in ts) for v, ts in times.items()}
         row = {"shape": shape, "config_on": names["on"], "config_off": names["off"], "spacing_us": med,

@@ -53,9 +53,8 @@ def test_name_launch_and_op_boundary():
 
 
 def test_the_rule_takes_one_wave_of_tiles_whose_k_fits_the_ring():
-    cfg, why = chosen(256, 256, 256)
-    assert cfg == NARROW.replace(stages=2, **FLAT) and "one partition: 16 tiles" in why
-    assert chosen(512, 512, 512)[0] == NARROW.replace(stages=4, **FLAT)  # 4 K steps: a 4-slot ring
+    cfg, why = chosen(512, 512, 512)
+    assert cfg == NARROW.replace(stages=4, **FLAT) and "one partition: 64 tiles" in why  # 4 K steps: 4 slots
     assert chosen(512, 512, 768)[0] == NARROW.replace(**FLAT)  # 6 K steps fill NARROW's 6 slots
     assert chosen(512, 512, 896)[0] == NARROW  # 7 do not: the producer warp runs ahead
     assert chosen(1024, 1024, 1024)[0].warp_specialize  # 128 tiles but 16 K steps of 64
@@ -66,6 +65,18 @@ def test_the_rule_takes_one_wave_of_tiles_whose_k_fits_the_ring():
     assert not chosen(256, 256, 256, weight_layout=False)[0].warp_specialize
     assert not chosen(128, 128, 128, batch=3)[0].warp_specialize
     assert chosen(256, 256, 256, batch=40)[0].warp_specialize  # more than one wave of any tile
+
+
+def test_64x64_tiles_filling_few_sms_are_halved():
+    cfg, why = chosen(256, 256, 256)  # 16 64x64 tiles: 32 of 64x32
+    assert cfg == NARROW.replace(block_n=32, stages=2, **FLAT) and "32 tiles" in why and "twice the SMs" in why
+    assert chosen(448, 448, 512)[0].block_n == 32  # 49 tiles: at most 40% of 132 SMs
+    assert chosen(512, 448, 512)[0] == NARROW.replace(stages=4, **FLAT)  # 56: more
+    one_partition_rule.NARROW_HALVES = False
+    try:
+        assert chosen(256, 256, 256)[0] == NARROW.replace(stages=2, **FLAT)
+    finally:
+        one_partition_rule.NARROW_HALVES = True
 
 
 def test_off_switch_and_forced_configs():

@@ -18,6 +18,13 @@ import torch
 from .config import GemmConfig, check_config, is_two_part
 
 ONE_PARTITION_ENABLED = True
+# 64x64 tiles that fill at most 40% of the SMs run as 64x32 ones: twice the SMs take in the operands of a product
+# that is all latency and per-SM ingest (weak.json, forced: 536x256x520 4.22 -> 3.78 us, 216x392x656 4.26 -> 3.71,
+# 1496x72x552 4.54 -> 3.95; cuBLAS 3.33-3.36; where 64x32 tiles pass one wave, 464x912x520, they lose 40%). Held out
+# (narrow_seed3.json, 31 shapes with up to half the SMs): 1.053x but 0.88-0.97x on the five with 60-63 tiles, while
+# the 25 with up to 56 gained 1.076x (min 1.00): hence 40%.
+NARROW_HALVES = True
+NARROW_HALVES_MAX_FILL = 0.4
 
 
 def _cdiv(a: int, b: int) -> int:
@@ -43,10 +50,16 @@ def one_partition_config(cfg: GemmConfig, batches: int, M: int, N: int, K: int, 
     if tiles > num_sms or steps > cfg.stages:
         return None
     flat = cfg.replace(warp_specialize=False, stages=max(2, steps))
+    why = ""
+    if (NARROW_HALVES and not cfg.swap_ab and cfg.block_m == 64 and cfg.block_n == 64
+            and tiles <= NARROW_HALVES_MAX_FILL * num_sms):
+        halves = flat.replace(block_n=32)
+        if check_config(halves, in_dtype, out_dtype) is None:
+            flat, tiles, why = halves, 2 * tiles, ", 64x32 tiles: twice the SMs"
     if check_config(flat, in_dtype, out_dtype) is not None:
         return None
     return flat, (f"one partition: {tiles} tiles for {num_sms} SMs and {steps} K steps, all in a {flat.stages}-slot "
-                  "ring (no producer warp, no partition start and end)")
+                  f"ring (no producer warp, no partition start and end){why}")
 
 
 def one_partition_variants(configs) -> tuple[GemmConfig, ...]:
@@ -56,4 +69,7 @@ def one_partition_variants(configs) -> tuple[GemmConfig, ...]:
     for cfg in configs:
         if eligible(cfg):
             out += [cfg.replace(warp_specialize=False), cfg.replace(warp_specialize=False, stages=2)]
+            if not cfg.swap_ab and cfg.block_m == 64 and cfg.block_n == 64:  # NARROW_HALVES
+                out += [cfg.replace(warp_specialize=False, block_n=32),
+                        cfg.replace(warp_specialize=False, block_n=32, stages=2)]
     return tuple(dict.fromkeys(out))
