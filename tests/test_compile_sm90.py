@@ -21,6 +21,7 @@ for cfg in SHIPPED_CONFIGS:
     VARIANTS.append((cfg, torch.bfloat16, torch.float32, True, True, True))
 # The sweep's other candidates (ping-pong, split-K, other tiles), which users can force with config=.
 from warpgemm.candidates import CANDIDATES, CLUSTER_CANDIDATES, WIDE_CANDIDATES  # noqa: E402
+from warpgemm.kernels.hopper import ptx_hints  # noqa: E402
 from warpgemm.kernels.hopper.ptx_hints import MULTICAST_BEGIN, REMOTE_ARRIVE, drop_issue_barriers  # noqa: E402
 
 for cfg in CANDIDATES:
@@ -349,6 +350,18 @@ def test_one_partition_variant_compiles_clean(variant, tmp_path):
     loads = [line for line in ptx.splitlines() if "cp.async.bulk.tensor" in line or line == "\tbar.sync \t0;"]
     unbarred = sum(a != "\tbar.sync \t0;" and b != "\tbar.sync \t0;" for a, b in zip(loads, loads[1:]))
     assert unbarred > 0, "every TMA load still follows a CTA barrier"
+    # And what must stay: a barrier after each wgmma wait before anything else touches memory, and one between the
+    # last barrier init and the first TMA load (another warp may issue it).
+    lines = ptx.splitlines()
+    for i, line in enumerate(lines):
+        if "wgmma.wait_group.sync.aligned" in line:
+            j = i + 1
+            while ptx_hints._SKIPPED.match(lines[j]) or ptx_hints._REGISTER_ONLY.match(lines[j]):
+                j += 1
+            assert lines[j] == "\tbar.sync \t0;", f"no CTA barrier after {line.strip()!r}: {lines[j]!r}"
+    last_init = max(i for i, line in enumerate(lines) if "mbarrier.init" in line)
+    first_load = next(i for i, line in enumerate(lines) if i > last_init and "cp.async.bulk.tensor" in line)
+    assert "\tbar.sync \t0;" in lines[last_init:first_load]
 
 
 def test_one_partition_variants_are_dense_only():

@@ -246,15 +246,29 @@ $L__BB0_10:
 """
 
 
-def test_issue_barriers_are_dropped_only_between_single_thread_issues():
+def test_issue_barriers_are_dropped_only_between_issue_operations():
     out, n = ptx_hints.drop_issue_barriers(ISSUE_PTX)
-    assert n == 5
+    assert n == 4
     lines = out.splitlines()
-    # Kept: after a label (before the wait), after the wgmma wait, before the TMA store of the epilogue.
+    # Kept: after the last init (another warp's TMA chunk must not reach an uninitialised barrier), after a label
+    # (before the wait), after the wgmma wait, before the TMA store of the epilogue.
     kept = [lines[i + 1].strip().split()[0] for i, l in enumerate(lines) if l == "\tbar.sync \t0;"]
-    assert kept == ["mbarrier.try_wait.parity.shared.b64", "@%p1", "@%p61"], kept
+    assert kept == ["//", "mbarrier.try_wait.parity.shared.b64", "@%p1", "@%p61"], kept
     assert lines[lines.index("\twgmma.wait_group.sync.aligned 1;") + 1] == "\tbar.sync \t0;"
     assert [l for l in lines if l != "\tbar.sync \t0;"] == [l for l in ISSUE_PTX.splitlines() if l != "\tbar.sync \t0;"]
+
+
+@pytest.mark.parametrize("between", ["\tbrx.idx \t%r35, $L_brx_0;", "$L_brx_0:", "\tcall.uni __assertfail, (%rd1);",
+                                     "\texit;", "\tst.shared.b32 \t[%r1], %r2;", "\tfoo.bar \t%r1;"])
+def test_anything_but_register_arithmetic_between_issues_keeps_the_barrier(between):
+    load = "\t@%p4 cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%r82], [%rd4, {%r83}], [%r81];"
+    expect = "\t@%p1 mbarrier.arrive.expect_tx.shared.b64 _, [%r81], 32768;"
+    init = "\t@%p1 mbarrier.init.shared::cta.b64 [%r18], 1;"
+    ptx = "\n".join([expect, between, "\tbar.sync \t0;", "\tadd.s32 \t%r1, %r2, 1;", load])
+    assert ptx_hints.drop_issue_barriers(ptx)[1] == 0
+    plain = "\n".join([expect, "\tmov.b32 \t%r1, 0;", "\tbar.sync \t0;", "\tshfl.sync.idx.b32 \t%r2, %r3, 0, 31, -1;", load])
+    assert ptx_hints.drop_issue_barriers(plain)[1] == 1
+    assert ptx_hints.drop_issue_barriers("\n".join([init, "\tbar.sync \t0;", load]))[1] == 0
 
 
 def test_a_one_partition_variant_refuses_to_compile_outside_the_pass():

@@ -55,7 +55,7 @@ def one_partition_config(cfg: GemmConfig, batches: int, M: int, N: int, K: int, 
             and tiles <= NARROW_HALVES_MAX_FILL * num_sms):
         halves = flat.replace(block_n=32)
         if check_config(halves, in_dtype, out_dtype) is None:
-            flat, tiles, why = halves, 2 * tiles, ", 64x32 tiles: twice the SMs"
+            flat, tiles, why = halves, batches * _cdiv(M, 64) * _cdiv(N, 32), ", 64x32 tiles: up to twice the SMs"
     if check_config(flat, in_dtype, out_dtype) is not None:
         return None
     return flat, (f"one partition: {tiles} tiles for {num_sms} SMs and {steps} K steps, all in a {flat.stages}-slot "

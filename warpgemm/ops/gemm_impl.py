@@ -31,7 +31,7 @@ def select_path(device: torch.device) -> PathChoice:
         return PathChoice("portable", "WARPGEMM_BACKEND=portable")
     cap = _env.capability(device.index)
     if cap == (9, 0):
-        return PathChoice("hopper", "sm_90: persistent warp-specialized wgmma kernel")
+        return PathChoice("hopper", "sm_90: persistent wgmma kernel (warp-specialized, or one partition: _flat)")
     if _env.BACKEND == "hopper":
         raise RuntimeError(f"WARPGEMM_BACKEND=hopper needs an sm_90 GPU, got sm_{cap[0]}{cap[1]} on {device}")
     return PathChoice("portable", f"sm_{cap[0]}{cap[1]} has no wgmma")

@@ -5,7 +5,8 @@ register reallocation, the workers' dispatch), measured on one GEMM body run wit
 partition (scripts/one_partition_probe.py, notes/perf.md session 23). A product whose programs run one short tile
 each (256^3-1024^3, a few K steps) spends a tenth of its time there. Here the loads of a unit's first STAGES K steps
 go out together, and each later step's load is issued as soon as the wgmma two steps back has retired and freed its
-slot; a producer warp running ahead buys nothing when the whole unit fits in the ring or nearly. Units drain the
+slot; a producer warp running ahead buys nothing when the whole unit fits in the ring or nearly. Thread 0 makes the
+barrier inits and expect-tx arrives; Triton may split one TMA box into chunks issued by several warps. Units drain the
 ring between them (the next unit's loads start after the last wgmma of this one), so the heuristics choose this form
 only for programs of one unit.
 
@@ -43,7 +44,7 @@ def one_partition_mainloop(p: GemmOperands, SchedulerImpl: gl.constexpr, Epilogu
             p.ring.wait_ready(pos)
             acc = warpgroup_mma(p.a_tile(pos.index), p.b_tile(pos.index), acc, use_acc=kk > 0, is_async=True)
             # One wgmma in flight: the one of step kk - 1 has retired, so its slot takes step kk - 1 + S, once every
-            # warp has passed its wait (a wait covers the waiting warp's wgmma only; thread 0 issues the load).
+            # warp has passed its wait (a wait covers the waiting warp's wgmma only, and other warps issue the load).
             acc = warpgroup_mma_wait(1, deps=(acc, ))
             gl.thread_barrier()
             refill = kk - 1 + S
@@ -51,6 +52,8 @@ def one_partition_mainloop(p: GemmOperands, SchedulerImpl: gl.constexpr, Epilogu
             load_step(p, work, refill, prev, p.ring.ready.index(prev), pred=(kk > 0) & (refill < work.k_count))
             pos = pos.next()
         acc = warpgroup_mma_wait(0, deps=(acc, ))
+        # Every warp's wgmma has retired before the next unit's loads refill the ring (not left to the epilogue).
+        gl.thread_barrier()
         epi.store(acc, work)
         steps += work.k_count
     epi.drain()

@@ -1,5 +1,5 @@
-"""Pipeline state shared by every warp-specialized kernel: a ring of shared-memory slots guarded by
-"ready" / "empty" mbarrier pairs.
+"""Pipeline state shared by the GEMM kernels (warp-specialized or in one partition) and the stream kernel: a ring of
+shared-memory slots guarded by "ready" / "empty" mbarrier pairs.
 
 A producer waits until a slot is empty, fills it (TMA, or ordinary stores followed by a fence) and marks it
 ready; a consumer waits until it is ready, uses it and marks it empty. Each side walks the ring with its own
@@ -75,7 +75,8 @@ class BarrierRing:
         ready = gl.allocate_shared_memory(gl.int64, [num_slots, 1], mbarrier.MBarrierLayout())
         empty = gl.allocate_shared_memory(gl.int64, [num_slots, 1], mbarrier.MBarrierLayout())
         # Triton 3.6's membar pass puts a CTA barrier between any two inits of one allocation (one per slot here);
-        # a PTX pass that dropped them gained 0.1 us a call on tiny products only (notes/perf.md, session 22).
+        # dropping them gained the warp-specialized kernel 0.1 us a call on tiny products only (notes/perf.md,
+        # session 22), so only the one-partition kernel's PTX pass does (ptx_hints.drop_issue_barriers).
         for i in gl.static_range(num_slots):
             mbarrier.init(ready.index(i), count=1)
             if empty_count > 0:  # 0: nothing releases slots through them (the one-partition kernel)

@@ -139,45 +139,50 @@ def cluster_rewrite(ptx: str, cluster: int = 2) -> tuple[str, int, int]:
     return "\n".join(out), loads, arrives
 
 
-# Single-thread issue operations of the one-partition kernel (one_partition.py): barrier inits, expect-tx arrives and
-# TMA loads, all made by the program's thread 0 (Triton predicates them on tid 0 or on warp 0's elected lane).
+# Issue operations of the one-partition kernel (one_partition.py): mbarrier inits and expect-tx arrives (made by the
+# program's thread 0) and TMA loads (Triton may split one box into chunks issued by different warps' elected lanes).
 _ISSUE = re.compile(r"^\t(?:@!?%p\d+ )?(?:mbarrier\.init\.|mbarrier\.arrive\.expect_tx\.|"
                     r"cp\.async\.bulk\.tensor\.\dd\.shared::cluster\.global\.)")
-# What a CTA barrier may order, or the end of straight-line code: any other barrier or memory operation, wgmma,
-# a fence, a label, a branch, the return.
-_ORDERED = re.compile(r"mbarrier|cp\.|bar\.|barrier\.|ld\.(?!param)|st\.|atom|red\.|wgmma|fence|griddepcontrol|"
-                      r"matrix|ret;|\bbra\b|^\$L__BB")
+_INIT = re.compile(r"^\t(?:@!?%p\d+ )?mbarrier\.init\.")
+# Register-only instructions, comments and debug lines: a barrier's "nearest operation" is looked for across these
+# only; any other line (memory, barriers, wgmma, fences, labels, branches, calls, exits...) ends the search.
+_REGISTER_ONLY = re.compile(r"^\t(?:@!?%p\d+ )?(?:mov|add|sub|mul|mad|shl|shr|and|or|xor|not|setp|selp|cvt|cvta|shfl|"
+                            r"elect|min|max|neg|abs|div|rem|prmt|bfe|bfi|popc|clz|brev|lop3|ld\.param)[.\s]")
+_SKIPPED = re.compile(r"^\s*(?://|\.loc\b|$)|^\$L__tmp\d+:$")
 _CTA_BARRIER = "\tbar.sync \t0;"
 
 
 def drop_issue_barriers(ptx: str) -> tuple[str, int]:
-    """(ptx without the CTA barriers that sit between two single-thread issue operations, the number dropped).
+    """(ptx without the CTA barriers between two of the one-partition kernel's issue operations, the number dropped).
 
-    Triton's membar pass cannot tell that an mbarrier init, the expect-tx arrive on it and the TMA loads it counts
-    are all made by one thread, in program order: it puts a `bar.sync 0` between every two of them (three per K step
-    loaded: ~0.2 us of a short one-partition GEMM's prologue, notes/perf.md session 23). A barrier is dropped only
-    where the nearest operation on each side (across anything but another barrier or memory operation, wgmma, a
-    fence, a label or a branch) is such an issue operation; the one after the wgmma wait, which keeps a slot from
-    being refilled while another warp's wgmma may read it, and every barrier around the epilogue stay."""
+    Triton's membar pass puts a `bar.sync 0` between every two operations on the ring's shared memory, the issue ones
+    included: three per K step loaded (~0.2 us of a short one-partition GEMM's prologue, notes/perf.md session 23).
+    None of those orders anything: within one phase of a slot's ready barrier, thread 0's expect-tx arrive and the
+    TMA chunks' completions may come in any order (the transaction count may go negative; the phase cannot complete
+    before the arrive), and inits are all made by thread 0. A barrier is dropped only where the nearest operation on
+    each side, across register-only instructions (`_REGISTER_ONLY`), is an issue operation, and not between an init
+    and anything but another init (another warp's TMA chunk must not signal a barrier before it is initialised). The
+    barrier after each wgmma wait (another warp's wgmma may still read the slot about to be refilled) and every
+    barrier around the epilogue stay."""
     lines = ptx.split("\n")
 
     def nearest(i, step):
         i += step
         while 0 <= i < len(lines):
             line = lines[i]
-            if line.lstrip().startswith("//") or line.lstrip().startswith(".loc") or line.startswith("$L__tmp"):
-                i += step
-                continue
-            if _ISSUE.match(line) or _ORDERED.search(line):
+            if not (_SKIPPED.match(line) or _REGISTER_ONLY.match(line)):
                 return line
             i += step
         return ""
 
     out, dropped = [], 0
     for i, line in enumerate(lines):
-        if line == _CTA_BARRIER and _ISSUE.match(nearest(i, -1)) and _ISSUE.match(nearest(i, 1)):
-            dropped += 1
-            continue
+        if line == _CTA_BARRIER:
+            before, after = nearest(i, -1), nearest(i, 1)
+            if (_ISSUE.match(before) and _ISSUE.match(after)
+                    and (not _INIT.match(before) or _INIT.match(after))):
+                dropped += 1
+                continue
         out.append(line)
     return "\n".join(out), dropped
 
