@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import torch
+import triton
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared, mbarrier, tma, warpgroup_mma,
@@ -103,13 +104,9 @@ def launcher(a, w, c, tile, ws):
     a_desc = TensorDescriptor.from_tensor(a, [bm, bk], lay([bm, bk]))
     b_desc = TensorDescriptor.from_tensor(w, [bn, bk], lay([bn, bk]))
     c_desc = TensorDescriptor.from_tensor(c, [bm, bn], lay([bm, bn]))
-    grid = (triton_cdiv(a.shape[0], bm) * triton_cdiv(w.shape[0], bn),)
+    grid = (triton.cdiv(a.shape[0], bm) * triton.cdiv(w.shape[0], bn),)
     warps = 4 if bm <= 64 else 8
     return lambda: one_partition_gemm[grid](a_desc, b_desc, c_desc, stages, ws, num_warps=warps)
-
-
-def triton_cdiv(x, y):
-    return (x + y - 1) // y
 
 
 def main():

@@ -73,10 +73,10 @@ def test_a_hinted_variant_refuses_to_compile_outside_the_pass(monkeypatch, tmp_p
     import pytest
 
     from warpgemm.heuristics import RAGGED_K_ROWS
-    from warpgemm.kernels.hopper import aot
+    from warpgemm.kernels.hopper import aot, gemm
 
     monkeypatch.setattr(knobs.cache, "dir", str(tmp_path))
-    monkeypatch.setattr(aot, "store_hints", lambda enabled=True: contextlib.nullcontext())
+    monkeypatch.setattr(gemm, "store_hints", lambda enabled=True: contextlib.nullcontext())  # compile_context's
     with pytest.raises(Exception, match="outside .*store_hints"):
         aot.compile_gemm(RAGGED_K_ROWS, a_kmajor=False, b_kmajor=False, a_batched=False, b_batched=False,
                          ragged_k=True)
@@ -181,10 +181,10 @@ def test_a_cluster_variant_refuses_to_compile_outside_the_pass(monkeypatch, tmp_
     import contextlib
 
     from warpgemm.config import GemmConfig
-    from warpgemm.kernels.hopper import aot
+    from warpgemm.kernels.hopper import aot, gemm
 
     monkeypatch.setattr(knobs.cache, "dir", str(tmp_path))
-    monkeypatch.setattr(aot, "store_hints", lambda enabled=True: contextlib.nullcontext())
+    monkeypatch.setattr(gemm, "store_hints", lambda enabled=True: contextlib.nullcontext())  # compile_context's
     with pytest.raises(Exception, match="outside .*store_hints"):
         aot.compile_gemm(GemmConfig(128, 128, 64, 6, 4, cluster_m=2), a_batched=False)
 

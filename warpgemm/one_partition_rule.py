@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import torch
 
-from .config import GemmConfig, check_config, is_two_part
+from .config import GemmConfig, check_config
 
 ONE_PARTITION_ENABLED = True
 # 64x64 tiles that fill at most 40% of the SMs run as 64x32 ones: twice the SMs take in the operands of a product
@@ -32,10 +32,10 @@ def _cdiv(a: int, b: int) -> int:
 
 
 def eligible(cfg: GemmConfig) -> bool:
-    """Whether the one-partition kernel can run `cfg`'s tiles: whole tiles of a power-of-two width on one consumer,
-    alone (config.check_config's condition on warp_specialize=False)."""
-    return (cfg.warp_specialize and cfg.consumers == 1 and cfg.cluster_m == 1 and cfg.split_k == 1
-            and not cfg.stream_k and not is_two_part(cfg.block_n))
+    """Whether the one-partition kernel can run `cfg`'s tiles (config.check_config is the one judge: whole tiles of a
+    power-of-two width on one consumer, alone)."""
+    return cfg.warp_specialize and check_config(cfg.replace(warp_specialize=False), torch.bfloat16,
+                                                torch.bfloat16) is None
 
 
 def one_partition_config(cfg: GemmConfig, batches: int, M: int, N: int, K: int, num_sms: int,

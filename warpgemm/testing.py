@@ -154,10 +154,9 @@ def check_repeatable(a: torch.Tensor, b: torch.Tensor, config=None) -> None:
 def probe_operands(M: int, N: int, K: int, dtype=None, device: str = "cuda"):
     """The GPU probes' operands for one shape: x (M, K) and a weight w (N, K), random with a seed of M + N + K (so
     every probe and rerun times the same values), and the fp32 reference x @ w.T."""
-    dtype = dtype or torch.bfloat16
     g = torch.Generator(device=device).manual_seed(M + N + K)
-    a = torch.randn(M, K, device=device, generator=g).to(dtype)
-    w = torch.randn(N, K, device=device, generator=g).to(dtype)
+    a = rand(M, K, g=g, dtype=dtype or torch.bfloat16, device=device)
+    w = rand(N, K, g=g, dtype=dtype or torch.bfloat16, device=device)
     return a, w, a.float() @ w.float().t()
 
 

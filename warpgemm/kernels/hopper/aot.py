@@ -19,8 +19,8 @@ from triton.runtime.jit import mangle_type
 
 from ...config import GemmConfig, StreamConfig, launch_warps, stream_launch_regs
 from .elementwise_kernel import OPS, elementwise_kernel
-from .gemm import kernel_constexprs, operand_blocks
-from .ptx_hints import store_counts, store_hints
+from .gemm import compile_context, kernel_constexprs, operand_blocks
+from .ptx_hints import store_counts
 from .gemm_kernel import gemm_kernel
 from .launch import nvmma_layout, parts_source_hash
 
@@ -72,7 +72,7 @@ def compile_gemm(cfg: GemmConfig, *, in_dtype=torch.bfloat16, out_dtype=torch.bf
     # As the JIT specializes them for 16-byte aligned tensors (the launches' partial and output buffers are).
     aligned = {(i, ): [["tt.divisibility", 16]] for i, name in enumerate(signature) if name in _ALIGNED_POINTERS}
     src = GluonASTSource(gemm_kernel, signature, constexprs={**constexprs, "num_warps": num_warps}, attrs=aligned)
-    with store_hints(bool(constexprs["L2_STORE_HINT"]) or cfg.cluster_m > 1 or not cfg.warp_specialize):
+    with compile_context(cfg, constexprs):
         return triton.compile(src, target=SM90, options={"num_warps": num_warps, "maxnreg": maxnreg,
                                                          "launch_pdl": True})
 

@@ -119,6 +119,12 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
                 EpilogueImpl=epilogue, PARTS_HASH=parts_source_hash())
 
 
+def compile_context(cfg: GemmConfig, constexprs: dict):
+    """The context a variant compiles in: ptx_hints.store_hints() (its PTX hook) for the variants a PTX pass
+    rewrites (hinted stores, cluster pairs, the one-partition kernel's issue barriers), else a no-op one."""
+    return store_hints(bool(constexprs["L2_STORE_HINT"]) or cfg.cluster_m > 1 or not cfg.warp_specialize)
+
+
 def launch_uses_pdl(cfg: GemmConfig) -> bool:
     """Programmatic dependent launch for swap-AB launches (dense or grouped) and a column split's tail
     (ColumnSplitLaunch), not for plain whole-tile launches, nor for wide swap-AB tiles stored through TMA
@@ -198,8 +204,7 @@ class GemmLaunch:
         self.kernel = CachedKernel(gemm_kernel, constexprs,
                                    num_warps, maxnreg,
                                    pdl=launch_uses_pdl(cfg) if pdl is None else pdl and _env.PDL,
-                                   compile_context=functools.partial(store_hints, bool(constexprs["L2_STORE_HINT"])
-                                                                     or cfg.cluster_m > 1 or not cfg.warp_specialize))
+                                   compile_context=functools.partial(compile_context, cfg, constexprs))
 
     @property
     def constexprs(self) -> dict:
