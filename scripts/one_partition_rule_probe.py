@@ -4,6 +4,8 @@ and off (or only its --flag switch), and cuBLAS (torch.matmul), alternating in -
 --random N shapes drawn with --seed (16-bit rows aligned, so each call is one kernel) whose plan the switch changes.
 
     python scripts/one_partition_rule_probe.py OUT.json [--random 30] [--seed 1] [--rounds 2] [--flag NARROW_HALVES]
+--fp8: warpgemm.scaled_mm (per-tensor scales, e4m3, bf16 out) against torch._scaled_mm(use_fast_accum=True), each side
+of the rule as the config it resolves to, forced (sizes drawn as multiples of 16, as torch._scaled_mm needs).
 """
 from __future__ import annotations
 
@@ -23,35 +25,45 @@ import warpgemm  # noqa: E402
 from warpgemm import one_partition_rule  # noqa: E402
 from warpgemm.bench.gemm_bench import environment  # noqa: E402
 from warpgemm.bench.timing import warm_gpu  # noqa: E402
-from warpgemm.heuristics import choose_config  # noqa: E402
+from warpgemm.heuristics import choose_config, choose_fp8_config  # noqa: E402
 from warpgemm.ops import gemm_impl  # noqa: E402
 from warpgemm.testing import probe_operands, rel_error  # noqa: E402
 
 FIXED = "64x64x64,128x128x128,256x256x256,384x384x384,512x512x512,256x1024x256,1024x512x256,768x768x128,96x2048x512"
 
 
-def rule_config(M, N, K, sms):
-    cfg, _ = choose_config(1, M, N, K, torch.bfloat16, torch.bfloat16, sms)
-    flat = one_partition_rule.one_partition_config(cfg, 1, M, N, K, sms, torch.bfloat16, torch.bfloat16)
+E4 = torch.float8_e4m3fn
+
+
+def rule_config(M, N, K, sms, fp8=False):
+    if fp8:
+        cfg, _ = choose_fp8_config(M, N, K, torch.bfloat16, sms)
+    else:
+        cfg, _ = choose_config(1, M, N, K, torch.bfloat16, torch.bfloat16, sms)
+    flat = one_partition_rule.one_partition_config(cfg, 1, M, N, K, sms, E4 if fp8 else torch.bfloat16,
+                                                   torch.bfloat16)
     return flat[0] if flat else cfg
 
 
-def fires(M, N, K, sms, flag):
+def fires(M, N, K, sms, flag, fp8=False):
     """Whether switching `flag` off changes the plan of this shape (K-contiguous operands, 16-bit rows aligned)."""
-    on = rule_config(M, N, K, sms)
+    on = rule_config(M, N, K, sms, fp8)
     setattr(one_partition_rule, flag, False)
     try:
-        return rule_config(M, N, K, sms) != on
+        return rule_config(M, N, K, sms, fp8) != on
     finally:
         setattr(one_partition_rule, flag, True)
 
 
-def draw(count, seed, sms, flag):
+def draw(count, seed, sms, flag, fp8=False):
     rng = random.Random(seed)
     shapes = []
     while len(shapes) < count:
-        M, N, K = rng.randint(2, 192) * 8, rng.randint(2, 192) * 8, rng.randint(2, 96) * 8
-        if fires(M, N, K, sms, flag):
+        if fp8:  # torch._scaled_mm takes N and K in multiples of 16
+            M, N, K = rng.randint(2, 192) * 8, rng.randint(1, 96) * 16, rng.randint(1, 96) * 16
+        else:
+            M, N, K = rng.randint(2, 192) * 8, rng.randint(2, 192) * 8, rng.randint(2, 96) * 8
+        if fires(M, N, K, sms, flag, fp8):
             shapes.append(f"{M}x{N}x{K}")
     return shapes
 
@@ -66,15 +78,19 @@ def main():
     ap.add_argument("--calls", type=int, default=40)
     ap.add_argument("--flag", default="ONE_PARTITION_ENABLED",
                     help="the one_partition_rule switch that 'off' turns off (NARROW_HALVES: the 64x32 sub-rule)")
+    ap.add_argument("--fp8", action="store_true", help="scaled_mm against torch._scaled_mm (see the docstring)")
     args = ap.parse_args()
     sms = torch.cuda.get_device_properties(0).multi_processor_count
-    shapes = args.shapes.split(",") + draw(args.random, args.seed, sms, args.flag)
+    shapes = args.shapes.split(",") + draw(args.random, args.seed, sms, args.flag, args.fp8)
     result = {"environment": environment(), "method": "CUPTI kernel durations (median) and start-to-start spacing "
               f"over a CUDA graph of {args.calls} calls, alternating rounds", "rows": []}
     warm_gpu(1.0)
     print(f"{'shape':>16} {'config on':>34} {'cuBLAS':>7} {'on':>7} {'off':>7} {'on/off':>7} {'cuBLAS/on':>9}")
     for shape in shapes:
         M, N, K = (int(x) for x in shape.split("x"))
+        if args.fp8:
+            result["rows"].append(fp8_row(shape, M, N, K, sms, args))
+            continue
         a, w, ref = probe_operands(M, N, K)
         b = w.t()
         c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
@@ -105,6 +121,42 @@ def main():
         result["rows"].append(row)
         print(f"{shape:>16} {names['on']:>34} {med['cublas']:7.2f} {med['on']:7.2f} {med['off']:7.2f} "
               f"{row['on_over_off']:7.3f} {row['on_over_cublas']:9.3f}", flush=True)
+    summarize_rows(result)
+    with open(args.json, "w") as f:
+        json.dump(result, f, indent=1)
+
+
+def fp8_row(shape, M, N, K, sms, args) -> dict:
+    """One fp8 shape: torch._scaled_mm and scaled_mm on the rule's config and on the config without it (forced)."""
+    a16, w16, _ = probe_operands(M, N, K)
+    a, w = (a16 * 2).to(E4), (w16 * 2).to(E4)
+    sa, sb = torch.tensor(0.5, device="cuda"), torch.tensor(0.25, device="cuda")
+    ref = (a.float() @ w.float().T) * 0.125
+    on = rule_config(M, N, K, sms, fp8=True)
+    setattr(one_partition_rule, args.flag, False)
+    off = rule_config(M, N, K, sms, fp8=True)
+    setattr(one_partition_rule, args.flag, True)
+    fns = {"cublas": lambda: torch._scaled_mm(a, w.t(), sa, sb, out_dtype=torch.bfloat16, use_fast_accum=True),
+           "on": lambda: warpgemm.scaled_mm(a, w.t(), sa, sb, out_dtype=torch.bfloat16, config=on),
+           "off": lambda: warpgemm.scaled_mm(a, w.t(), sa, sb, out_dtype=torch.bfloat16, config=off)}
+    for variant, fn in fns.items():
+        err = rel_error(fn(), ref)
+        if not err < 2e-2:
+            raise SystemExit(f"{shape} fp8 {variant}: error {err}")
+    times = {v: [] for v in fns}
+    for _ in range(args.rounds):
+        for variant, fn in fns.items():
+            times[variant].append(summarize(kernel_events(fn, args.calls)))
+    med = {v: statistics.median(t["spacing_us"] for t in ts) for v, ts in times.items()}
+    dur = {v: statistics.median(t["duration_us"] for t in ts) for v, ts in times.items()}
+    row = {"shape": shape, "config_on": on.name, "config_off": off.name, "spacing_us": med, "duration_us": dur,
+           "rounds": times, "on_over_off": med["off"] / med["on"], "on_over_cublas": med["cublas"] / med["on"]}
+    print(f"{shape:>16} {on.name:>34} {med['cublas']:7.2f} {med['on']:7.2f} {med['off']:7.2f} "
+          f"{row['on_over_off']:7.3f} {row['on_over_cublas']:9.3f}", flush=True)
+    return row
+
+
+def summarize_rows(result: dict) -> None:
     changed = [r for r in result["rows"] if r["config_on"] != r["config_off"]]
     for key in ("on_over_off", "on_over_cublas"):
         vals = [r[key] for r in changed]
@@ -113,8 +165,6 @@ def main():
     print(f"{len(changed)} shapes changed: speed-up over the rule off {result['geomean_on_over_off']:.3f} "
           f"(min {result['min_on_over_off']:.3f}); against cuBLAS {result['geomean_on_over_cublas']:.3f} "
           f"(min {result['min_on_over_cublas']:.3f}) [spacing]")
-    with open(args.json, "w") as f:
-        json.dump(result, f, indent=1)
 
 
 if __name__ == "__main__":

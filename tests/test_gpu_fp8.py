@@ -13,6 +13,7 @@ import torch
 import warpgemm
 from warpgemm.config import GemmConfig
 from warpgemm.heuristics import FP8_CONFIGS
+from warpgemm.one_partition_rule import one_partition_variants
 from warpgemm.ops.scaled import reference
 from warpgemm.testing import rel_error
 
@@ -131,6 +132,54 @@ def test_forced_configs(cfg):
         a, w = quantized(M, K, g), quantized(N, K, g)
         sa, sb = scales_for("rowwise", M, N, g)
         check(a, w.T, sa, sb, torch.randn(N, device=DEV, generator=g).to(BF), BF, cfg, f"{cfg.name} {M}x{N}x{K}")
+
+
+ONE_PARTITION = one_partition_variants(FP8_CONFIGS, E4)
+
+
+@pytest.mark.parametrize("cfg", ONE_PARTITION, ids=lambda c: c.name)
+def test_one_partition_variants_forced(cfg):
+    """What the one-partition rule can make of the fp8 configs (one_partition_rule.py), forced past what the rule
+    gives it (several tiles per program, K past the ring), both scale modes where the tile takes them, a bias."""
+    g = torch.Generator(device=DEV).manual_seed(37)
+    modes = ("tensorwise",) if cfg.block_n == 256 and cfg.store_chunks == 1 else ("tensorwise", "rowwise")
+    for mode in modes:
+        for M, N, K in ((1, 300, 512), (70, 1110, 2000), (257, 1000, 640), (1024, 2048, 1024)):
+            a, w = quantized(M, K, g), quantized(N, K, g)
+            sa, sb = scales_for(mode, M, N, g)
+            check(a, w.T, sa, sb, torch.randn(N, device=DEV, generator=g).to(BF), BF, cfg,
+                  f"{cfg.name} {mode} {M}x{N}x{K}")
+
+
+def test_one_partition_rule_choices():
+    """The rule's own choices for small fp8 products (scaled.plan): both scale modes, bias, every output dtype."""
+    from warpgemm.ops.scaled import ROWWISE, TENSORWISE, plan
+
+    g = torch.Generator(device=DEV).manual_seed(41)
+    fired = total = 0
+    for M, N, K in ((256, 256, 256), (512, 512, 512), (1024, 1024, 512), (16, 1024, 1024), (64, 64, 64),
+                    (200, 72, 48), (384, 640, 768)):
+        for mode in ("tensorwise", "rowwise"):
+            for i, out_dtype in enumerate((BF, F32, F16)):
+                a, w = quantized(M, K, g), quantized(N, K, g)
+                sa, sb = scales_for(mode, M, N, g)
+                bias = torch.randn(N, device=DEV, generator=g).to(out_dtype) if i != 1 else None
+                c = torch.empty(M, N, device=DEV, dtype=out_dtype)
+                cfg = plan(a, w.T, c, ROWWISE if mode == "rowwise" else TENSORWISE, bias is not None, None).config
+                fired += not cfg.warp_specialize
+                total += 1
+                check(a, w.T, sa, sb, bias, out_dtype, what=f"{M}x{N}x{K} {mode} {out_dtype} {cfg.name}")
+    assert fired >= total - 6, f"the rule fired on {fired} of {total} cases"
+
+
+def test_one_partition_bitwise_repeatable():
+    g = torch.Generator(device=DEV).manual_seed(43)
+    a, w = quantized(256, 512, g), quantized(1024, 512, g)
+    sa, sb = scales_for("rowwise", 256, 1024, g)
+    for cfg in (None, ONE_PARTITION[-1]):
+        first = warpgemm.scaled_mm(a, w.T, sa, sb, out_dtype=BF, config=cfg)
+        for _ in range(3):
+            assert torch.equal(first, warpgemm.scaled_mm(a, w.T, sa, sb, out_dtype=BF, config=cfg))
 
 
 def test_layouts_torch_refuses_are_copied():

@@ -6,12 +6,13 @@ from warpgemm import one_partition_rule
 from warpgemm.bench.suites import GEMM_SUITES
 from warpgemm.candidates import parse_config
 from warpgemm.config import GemmConfig, check_config, launch_warps
-from warpgemm.heuristics import NARROW, SHIPPED_CONFIGS, SMALL
+from warpgemm.heuristics import FP8_NARROW, FP8_SMALL, NARROW, SHIPPED_CONFIGS, SMALL, choose_fp8_config
 from warpgemm.ops import gemm_impl
 from warpgemm.ops.grouped import grouped_config_problem
 from warpgemm.ops.grouped_ragged_k import forced_config_problem
 
 BF = torch.bfloat16
+E4 = torch.float8_e4m3fn
 FLAT = dict(warp_specialize=False)
 
 
@@ -36,9 +37,9 @@ def test_what_one_partition_cannot_run_is_refused_by_name(bad, reason):
     assert reason in check_config(bad, BF, BF)
 
 
-def test_fp8_grouped_and_ragged_k_refuse_it():
+def test_grouped_and_ragged_k_refuse_it():
     flat = SMALL.replace(**FLAT)
-    assert "16-bit inputs" in check_config(flat.replace(block_k=128), torch.float8_e4m3fn, BF)
+    assert check_config(flat.replace(block_k=128), torch.float8_e4m3fn, BF) is None  # fp8 runs it (scaled.plan)
     assert "warp_specialize must be True" in grouped_config_problem(flat)
     assert "warp_specialize must be True" in forced_config_problem(flat)
 
@@ -98,3 +99,30 @@ def test_no_suite_shape_changes_plan():
                 for weight_layout in (True, False):
                     cfg = chosen(case.M, case.N, case.K, dtype=dtype, weight_layout=weight_layout)[0]
                     assert cfg.warp_specialize, (name, case, cfg.name)
+
+
+def fp8_chosen(M, N, K, out_dtype=BF, rowwise=False):
+    cfg, _ = choose_fp8_config(M, N, K, out_dtype, 132, rowwise=rowwise)
+    flat = one_partition_rule.one_partition_config(cfg, 1, M, N, K, 132, E4, out_dtype)
+    return flat[0] if flat else cfg
+
+
+def test_fp8_products_take_it_as_16_bit_ones_do():
+    assert fp8_chosen(512, 512, 512) == FP8_NARROW.replace(stages=2, **FLAT)  # 2 K steps of 256
+    assert fp8_chosen(256, 256, 256) == FP8_NARROW.replace(block_n=32, stages=2, **FLAT)  # 16 tiles: halved
+    assert fp8_chosen(1024, 1024, 512, rowwise=True) == FP8_SMALL.replace(stages=4, **FLAT)
+    assert fp8_chosen(16, 1024, 1024).swap_ab and not fp8_chosen(16, 1024, 1024).warp_specialize
+    assert fp8_chosen(16, 4096, 4096).warp_specialize  # 16 K steps: the producer warp runs ahead
+    assert fp8_chosen(1024, 1024, 1536).warp_specialize  # 12 K steps of 128 past FP8_SMALL's 8 slots
+    for rowwise in (False, True):
+        for out_dtype in (BF, torch.float32):
+            cfg = fp8_chosen(384, 640, 768, out_dtype, rowwise)
+            assert not cfg.warp_specialize and check_config(cfg, E4, out_dtype) is None
+
+
+def test_no_fp8_suite_shape_changes_plan():
+    """`bench fp8` runs the dense, mid, decode and odd shapes: K >= 1024 over deep rings or more tiles than SMs."""
+    for name, suite in GEMM_SUITES.items():
+        for case in suite():
+            for rowwise in (False, True):
+                assert fp8_chosen(case.M, case.N, case.K, rowwise=rowwise).warp_specialize, (name, case)

@@ -174,6 +174,24 @@ def test_fp8_config_compiles_clean(cfg, scale, tmp_path):
     assert r.shared_bytes <= SMEM_LIMIT
 
 
+def _fp8_one_partition_choices():
+    from warpgemm.one_partition_rule import one_partition_variants
+
+    return [(c, m) for c in one_partition_variants(FP8_CONFIGS, E4) for m in (TENSORWISE, ROWWISE)
+            if not (m == ROWWISE and c.block_n == 256 and c.store_chunks == 1)]
+
+
+@pytest.mark.sm90_compile
+@pytest.mark.parametrize("cfg,scale", _fp8_one_partition_choices(), ids=lambda x: getattr(x, "name", str(x)))
+def test_fp8_one_partition_variants_compile_clean(cfg, scale, tmp_path):
+    """What the one-partition rule can make of the fp8 configs (one_partition_rule.py, applied in scaled.plan), with
+    both scale modes and a bias: e4m3 wgmma and TMA in one partition (no setmaxnreg), no spills."""
+    kernel, r = _compiled(cfg, scale, BF, tmp_path)
+    assert ".e4m3.e4m3" in kernel.asm["ptx"] and r.has_tma_load and not r.has_setmaxnreg, r
+    assert r.stack_bytes == 0 and r.local_bytes == 0, f"register spills: {r}"
+    assert r.shared_bytes <= SMEM_LIMIT
+
+
 @pytest.mark.sm90_compile
 def test_fp8_fp32_output_configs_compile_clean(tmp_path):
     from warpgemm.heuristics import FP8_CLUSTER_SMALL

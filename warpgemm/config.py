@@ -235,8 +235,6 @@ def check_config(cfg: GemmConfig, in_dtype: torch.dtype, out_dtype: torch.dtype,
                                     or is_two_part(bn)):
         return ("warp_specialize=False runs whole tiles of a power-of-two width on one consumer (consumers=1, "
                 f"cluster_m=1, split_k=1, stream_k=False), got {cfg.name}")
-    if not cfg.warp_specialize and in_dtype.itemsize != 2:
-        return f"warp_specialize=False runs 16-bit inputs (bf16, fp16), got {in_dtype}"
     # wgmma gives each warpgroup (4 warps) slabs of 64 rows: the tile must hold one per warpgroup.
     if cfg.mma_m < 16 * cfg.consumer_warps:
         return f"block_m={bm} is too small for {cfg.consumer_warps} consumer warps (needs >= {16 * cfg.consumer_warps})"

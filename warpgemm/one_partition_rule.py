@@ -9,7 +9,8 @@ producer warp running ahead, so the chosen tile runs in one partition, with a ri
 slots, 2.46 with 2). Measured (results/2026-11-26-one-partition/, CUPTI kernel times in CUDA graphs): 256^3
 3.02 -> 2.46 us (cuBLAS 2.50), 512^3 3.55 -> 3.10 (3.17). Longer K stays warp-specialized: at 1024^3 (16 K steps
 on 64x128x64 tiles, 8 slots) and 256x4096x4096 the one-partition form was 2% slower.
-16-bit inputs, dense products chosen by the heuristics (a forced config is run as given).
+Dense products chosen by the heuristics, 16-bit (ops/gemm_impl.resolve_config) or fp8 (ops/scaled.plan) inputs; a
+forced config is run as given.
 """
 from __future__ import annotations
 
@@ -31,18 +32,17 @@ def _cdiv(a: int, b: int) -> int:
     return -(-a // b)
 
 
-def eligible(cfg: GemmConfig) -> bool:
+def eligible(cfg: GemmConfig, in_dtype: torch.dtype = torch.bfloat16, out_dtype: torch.dtype = torch.bfloat16) -> bool:
     """Whether the one-partition kernel can run `cfg`'s tiles (config.check_config is the one judge: whole tiles of a
     power-of-two width on one consumer, alone)."""
-    return cfg.warp_specialize and check_config(cfg.replace(warp_specialize=False), torch.bfloat16,
-                                                torch.bfloat16) is None
+    return cfg.warp_specialize and check_config(cfg.replace(warp_specialize=False), in_dtype, out_dtype) is None
 
 
 def one_partition_config(cfg: GemmConfig, batches: int, M: int, N: int, K: int, num_sms: int,
                          in_dtype: torch.dtype, out_dtype: torch.dtype) -> tuple[GemmConfig, str] | None:
     """`cfg` (the heuristics' choice) in one partition, with the reason, where every program runs one tile whose K
     steps all fit in the ring; else None."""
-    if not ONE_PARTITION_ENABLED or not eligible(cfg) or in_dtype.itemsize != 2:
+    if not ONE_PARTITION_ENABLED or not eligible(cfg, in_dtype, out_dtype):
         return None
     rows, cols = (N, M) if cfg.swap_ab else (M, N)  # swap-AB tiles are weight rows by x rows
     tiles = batches * _cdiv(rows, cfg.block_m) * _cdiv(cols, cfg.block_n)
@@ -62,12 +62,13 @@ def one_partition_config(cfg: GemmConfig, batches: int, M: int, N: int, K: int, 
                   f"ring (no producer warp, no partition start and end){why}")
 
 
-def one_partition_variants(configs) -> tuple[GemmConfig, ...]:
-    """What the rule can make of `configs` (the shipped ones): each eligible config in one partition with its own
-    ring and with the shortest, so tests and compile checks cover both ends of every ring it can choose."""
+def one_partition_variants(configs, in_dtype: torch.dtype = torch.bfloat16) -> tuple[GemmConfig, ...]:
+    """What the rule can make of `configs` (the shipped ones for `in_dtype`: heuristics.SHIPPED_CONFIGS, or
+    FP8_CONFIGS with an fp8 dtype): each eligible config in one partition with its own ring and with the shortest, so
+    tests and compile checks cover both ends of every ring it can choose."""
     out = []
     for cfg in configs:
-        if eligible(cfg):
+        if eligible(cfg, in_dtype):
             out += [cfg.replace(warp_specialize=False), cfg.replace(warp_specialize=False, stages=2)]
             if not cfg.swap_ab and cfg.block_m == 64 and cfg.block_n == 64:  # NARROW_HALVES
                 out += [cfg.replace(warp_specialize=False, block_n=32),
