@@ -10,7 +10,8 @@
 
 Without PYTORCH_NO_CUDA_MEMORY_CACHING=1 torch's caching allocator carves tensors out of large segments, and
 memcheck sees only the segments: a write past one tensor into its neighbour would go unreported.
-Families: dense (every shipped config and one_partition_rule's variants x 4 layouts), gemv, split (forced
+Families: dense (every shipped config and one_partition_rule's variants x 4 layouts), fp8 (scaled_mm on every fp8
+config and its one-partition variants, both scale modes), gemv, split (forced
 split-K and stream-K), grouped (grouped_mm
 2-D x 3-D on both weight layouts, offs counted in the kernel and by the table kernel, swap-AB tiles, empty groups,
 rows past offs[-1], bad offsets clamped on the device; 3-D x 3-D), ragged_k (the weight-gradient form, store-hinted),
@@ -24,8 +25,8 @@ import triton
 
 import warpgemm
 from warpgemm.bench.elementwise_bench import SWEEP_CONFIGS
-from warpgemm.config import GemmConfig
-from warpgemm.heuristics import DECODE, DECODE_SHORT_K, SHIPPED_CONFIGS
+from warpgemm.config import GemmConfig, check_config
+from warpgemm.heuristics import DECODE, DECODE_SHORT_K, FP8_CONFIGS, SHIPPED_CONFIGS
 from warpgemm.one_partition_rule import one_partition_variants
 from warpgemm.testing import strided_operand
 
@@ -54,7 +55,7 @@ if os.environ.get("CONTROL") == "tma":
     raise SystemExit(0)
 g = torch.Generator(device="cuda").manual_seed(0)
 only = [c for c in os.environ.get("ONLY_CONFIGS", "").split(",") if c]
-ALL_FAMILIES = ("dense", "gemv", "split", "grouped", "ragged_k", "group_gemm", "elementwise")
+ALL_FAMILIES = ("dense", "fp8", "gemv", "split", "grouped", "ragged_k", "group_gemm", "elementwise")
 families = set(os.environ.get("FAMILIES", ",".join(ALL_FAMILIES)).split(","))
 if families - set(ALL_FAMILIES):
     raise SystemExit(f"FAMILIES: unknown {sorted(families - set(ALL_FAMILIES))}; known: {', '.join(ALL_FAMILIES)}")
@@ -86,6 +87,20 @@ if "dense" in families:
     w = rand(90, 70)
     warpgemm.linear(x, w, rand(90))
     warpgemm.matmul(x, w.T, out_dtype=torch.float32)
+if "fp8" in families:
+    # scaled_mm: every fp8 config the heuristics ship and the one-partition rule's variants of them, per-tensor and
+    # row-wise scales (row scales where the tile takes them), a bias, ragged sizes and a multi-tile one-partition shape.
+    E4 = torch.float8_e4m3fn
+    for cfg in [c for c in FP8_CONFIGS + one_partition_variants(FP8_CONFIGS, E4) if not only or c.name in only]:
+        rowwise_ok = not (cfg.block_n == 256 and cfg.store_chunks == 1)
+        for m, n, k in [(7, 65, 128), (129, 257, 304), (1100, 1100, 528)]:
+            a, w = rand(m, k).to(E4), rand(n, k).to(E4)
+            one = torch.ones((), device="cuda")
+            warpgemm.scaled_mm(a, w.T, one, one, rand(n), out_dtype=BF, config=cfg)
+            if rowwise_ok:
+                out = torch.float32 if check_config(cfg, E4, torch.float32) is None else BF
+                warpgemm.scaled_mm(a, w.T, torch.ones(m, 1, device="cuda"), torch.ones(1, n, device="cuda"),
+                                   out_dtype=out, config=cfg)
 if "gemv" in families:
     # The one- and two-row GEMVs (kernels/gemv.py, kernels/gemv_rows.py): ragged N and K, bias, and x rows further
     # apart than K starting off 16-byte alignment.
