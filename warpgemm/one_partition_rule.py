@@ -32,17 +32,18 @@ def _cdiv(a: int, b: int) -> int:
     return -(-a // b)
 
 
-def eligible(cfg: GemmConfig, in_dtype: torch.dtype = torch.bfloat16, out_dtype: torch.dtype = torch.bfloat16) -> bool:
-    """Whether the one-partition kernel can run `cfg`'s tiles (config.check_config is the one judge: whole tiles of a
-    power-of-two width on one consumer, alone)."""
-    return cfg.warp_specialize and check_config(cfg.replace(warp_specialize=False), in_dtype, out_dtype) is None
+def eligible(cfg: GemmConfig, in_dtype: torch.dtype = torch.bfloat16) -> bool:
+    """Whether the one-partition kernel can run `cfg`'s tiles from `in_dtype` inputs (config.check_config is the one
+    judge: whole tiles of a power-of-two width on one consumer, alone); whether the variant fits beside the call's
+    output is checked on the variant itself."""
+    return cfg.warp_specialize and check_config(cfg.replace(warp_specialize=False), in_dtype, torch.bfloat16) is None
 
 
 def one_partition_config(cfg: GemmConfig, batches: int, M: int, N: int, K: int, num_sms: int,
                          in_dtype: torch.dtype, out_dtype: torch.dtype) -> tuple[GemmConfig, str] | None:
     """`cfg` (the heuristics' choice) in one partition, with the reason, where every program runs one tile whose K
     steps all fit in the ring; else None."""
-    if not ONE_PARTITION_ENABLED or not eligible(cfg, in_dtype, out_dtype):
+    if not ONE_PARTITION_ENABLED or not eligible(cfg, in_dtype):
         return None
     rows, cols = (N, M) if cfg.swap_ab else (M, N)  # swap-AB tiles are weight rows by x rows
     tiles = batches * _cdiv(rows, cfg.block_m) * _cdiv(cols, cfg.block_n)
