@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The GPU check: the GPU test suite plus a short dense benchmark, a short fp8 one, the elementwise benchmark and
-# the host-overhead measurement, on a Hopper GPU. Results (JUnit XML, JSON, logs) go into the folder given as $1,
+# The GPU check: the GPU test suite plus a short dense benchmark, the small-products one, a short fp8 one, the
+# elementwise benchmark and the host-overhead measurement, on a Hopper GPU. Results (JUnit XML, JSON, logs) go into the folder given as $1,
 # else $WARPGEMM_RESULTS, else results/latest. Runs from the source tree; no install needed.
 #   bash scripts/gpu_check.sh "$OUT"            # tests + quick benchmark
 #   FULL=1 bash scripts/gpu_check.sh "$OUT"     # tests + the full `dense` suite
@@ -18,6 +18,7 @@ suite_args=(--quick)
 if [ "${FULL:-0}" = "1" ]; then suite_args=(); fi
 timeout 900 $py -m warpgemm bench dense "${suite_args[@]}" --json "$out/bench_dense.json" 2>&1 | tee "$out/bench_dense.log"
 bench_rc=${PIPESTATUS[0]}
+timeout 300 $py -m warpgemm bench small --rounds 3 --json "$out/bench_small.json" 2>&1 | tee "$out/bench_small.log"
 timeout 300 $py -m warpgemm bench fp8 --suite quick --rounds 3 --json "$out/bench_fp8.json" 2>&1 | tee "$out/bench_fp8.log"
 fp8_rc=${PIPESTATUS[0]}
 timeout 300 $py -m warpgemm bench elementwise --json "$out/bench_elementwise.json" 2>&1 | tee "$out/bench_elementwise.log"

@@ -92,8 +92,10 @@ def test_off_switch_and_forced_configs():
 
 def test_no_suite_shape_changes_plan():
     """The suites' products have K >= 4096 (or 2048 at 2048^3) over deep rings, or more tiles than SMs: the
-    rule leaves every one of them warp-specialized, in both layouts and both 16-bit dtypes."""
+    rule leaves every one of them warp-specialized, in both layouts and both 16-bit dtypes (but `small`, its own)."""
     for name, suite in GEMM_SUITES.items():
+        if name == "small":
+            continue
         for case in suite():
             for dtype in (BF, torch.float16):
                 for weight_layout in (True, False):
@@ -123,6 +125,17 @@ def test_fp8_products_take_it_as_16_bit_ones_do():
 def test_no_fp8_suite_shape_changes_plan():
     """`bench fp8` runs the dense, mid, decode and odd shapes: K >= 1024 over deep rings or more tiles than SMs."""
     for name, suite in GEMM_SUITES.items():
+        if name == "small":
+            continue
         for case in suite():
             for rowwise in (False, True):
                 assert fp8_chosen(case.M, case.N, case.K, rowwise=rowwise).warp_specialize, (name, case)
+
+
+def test_the_small_suite_is_the_rules_ground():
+    """`bench small` measures what the rule changes: every shape runs in one partition, 16-bit and fp8."""
+    for case in GEMM_SUITES["small"]():
+        assert case.N % 16 == 0 and case.K % 16 == 0  # torch._scaled_mm's baseline takes them
+        for dtype in (BF, torch.float16):
+            assert not chosen(case.M, case.N, case.K, dtype=dtype)[0].warp_specialize, case
+        assert not fp8_chosen(case.M, case.N, case.K).warp_specialize, case

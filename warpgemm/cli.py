@@ -125,6 +125,13 @@ def bench_odd(dtype: str = _DTYPE_OPT, layout: str = _LAYOUT_OPT, rounds: int = 
     _bench_gemm("odd", dtype, layout, rounds, calibrate, json_path, False)
 
 
+@bench_app.command("small")
+def bench_small(dtype: str = _DTYPE_OPT, layout: str = _LAYOUT_OPT, rounds: int = _ROUNDS_OPT,
+                calibrate: bool = _CALIBRATE_OPT, json_path: Optional[Path] = _JSON_OPT):
+    """Suite `small`: 12 products of a few microseconds (128^3-1536x384x512), timed back to back in CUDA graphs."""
+    _bench_gemm("small", dtype, layout, rounds, calibrate, json_path, True)
+
+
 @bench_app.command("mid")
 def bench_mid(dtype: str = _DTYPE_OPT, layout: str = _LAYOUT_OPT, rounds: int = _ROUNDS_OPT,
               calibrate: bool = _CALIBRATE_OPT, json_path: Optional[Path] = _JSON_OPT,
@@ -225,8 +232,8 @@ def bench_moe(rounds: int = typer.Option(3, help="alternating timing rounds per 
 
 
 @bench_app.command("fp8")
-def bench_fp8(suite: str = typer.Option("dense", help="dense, mid, odd, quick, or decode (M = 1-64, CUDA graphs, cold "
-                                                     "weights, as `bench decode`)"),
+def bench_fp8(suite: str = typer.Option("dense", help="dense, mid, odd, quick; decode (M = 1-64) or small: CUDA "
+                                                     "graphs, cold weights, as `bench decode` / `bench small`"),
               scaling: str = typer.Option("tensorwise", help="tensorwise or rowwise scales"),
               rounds: int = _ROUNDS_OPT, json_path: Optional[Path] = _JSON_OPT):
     """scaled_mm vs torch._scaled_mm (e4m3 in, bf16 out, weight as W.T) on a GEMM suite's shapes."""

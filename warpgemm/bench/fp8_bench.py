@@ -5,8 +5,8 @@ stack quantizes them; the weight is an (N, K) row-major matrix passed as W.T, th
 requires. The baseline runs with use_fast_accum=True, the accumulation warpgemm's kernel does (no promotion);
 torch's default (use_fast_accum=False) is timed once per shape as well and reported alongside.
 
-Suite `decode` (M = 1-64 against the six LLM weights) is timed as `bench decode` times bf16: CUDA-graph replays of
-one call per cold weight copy (copies overflow the L2), in TB/s of weight + x + y bytes.
+Suites `decode` (M = 1-64 against the six LLM weights) and `small` are timed as `bench decode` times bf16: CUDA-graph
+replays of one call per cold weight copy (copies overflow the L2), in TB/s of weight + x + y bytes.
 """
 from __future__ import annotations
 
@@ -57,8 +57,8 @@ def run_fp8_suite(suite: str = "dense", scaling: str = "tensorwise", rounds: int
                   progress=print) -> dict:
     import warpgemm
 
-    if suite == "decode":
-        return run_fp8_decode_suite(scaling, rounds, warmup_s, progress)
+    if suite in ("decode", "small"):
+        return run_fp8_graph_suite(suite, scaling, rounds, warmup_s, progress)
 
     if suite not in GEMM_SUITES:
         raise ValueError(f"suite must be one of {sorted(GEMM_SUITES)}, got {suite!r}")
@@ -111,15 +111,18 @@ def run_fp8_suite(suite: str = "dense", scaling: str = "tensorwise", rounds: int
     }
 
 
-def run_fp8_decode_suite(scaling: str = "tensorwise", rounds: int = 5, warmup_s: float = 3.0, progress=print) -> dict:
-    """M = 1-64 rows against cold copies of each LLM weight, both sides back to back in CUDA graphs."""
+def run_fp8_graph_suite(suite: str = "decode", scaling: str = "tensorwise", rounds: int = 5, warmup_s: float = 3.0,
+                        progress=print) -> dict:
+    """Suite `decode` (M = 1-64 rows against each LLM weight) or `small` (suites.small_suite): cold copies of the
+    weight, both sides back to back in CUDA graphs."""
     import warpgemm
 
     from .decode_bench import decode_cases, summarize, weight_copies
 
+    cases = decode_cases() if suite == "decode" else [tuple(c) for c in GEMM_SUITES[suite]()]
     warm_gpu(warmup_s)
     rows = []
-    for m, n, k in decode_cases():
+    for m, n, k in cases:
         copies = weight_copies(n * k)
         ops = [make_fp8_operands(m, n, k, scaling) for _ in range(copies)]  # a, W.T, scales: one set per copy
         nbytes = n * k + m * k + 2 * m * n
@@ -154,7 +157,7 @@ def run_fp8_decode_suite(scaling: str = "tensorwise", rounds: int = 5, warmup_s:
                  f"err {err:.1e} / {err_base:.1e}")
         ops = a = b = sa = sb = ref = None
         torch.cuda.empty_cache()
-    res = {"suite": "fp8-decode", "dtype": "e4m3 -> bf16", "scaling": scaling,
+    res = {"suite": f"fp8-{suite}", "dtype": "e4m3 -> bf16", "scaling": scaling,
            "layout": "x (M,K) row-major x b = W.T of an (N,K) row-major weight",
            "baseline": "torch._scaled_mm(use_fast_accum=True) (cuBLASLt)", "environment": environment(),
            "method": (f"CUDA-graph replay of one call per weight copy (copies overflow L2 twice over), {rounds} "

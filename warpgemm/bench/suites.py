@@ -51,5 +51,16 @@ def decode_gemm_suite() -> list[GemmCase]:
     return [GemmCase(m, n, k) for m in (1, 4, 16, 32, 64) for n, k in LLM_NK]
 
 
+def small_suite() -> list[GemmCase]:
+    """Products of a few microseconds, the first things users time: one wave of tiles or less, K of 128-768 (N and K
+    multiples of 16, so `bench fp8` has torch._scaled_mm to time against). Where the fixed cost of a call decides:
+    the one-partition kernel's ground (warpgemm/one_partition_rule.py). Timed back to back (`bench small`): after an
+    L2 flush such a call's few microseconds are lost in the flush's write-backs and the launch."""
+    shapes = [(128, 128, 128), (256, 256, 256), (384, 384, 384), (512, 512, 512), (256, 1024, 256),
+              (1024, 512, 256), (768, 768, 128), (96, 2048, 512), (512, 512, 768), (1024, 1024, 256),
+              (320, 1536, 384), (1536, 384, 512)]
+    return [GemmCase(*s) for s in shapes]
+
+
 GEMM_SUITES = {"dense": dense_suite, "mid": mid_suite, "quick": quick_suite, "decode": decode_gemm_suite,
-               "odd": odd_suite}
+               "odd": odd_suite, "small": small_suite}
