@@ -79,6 +79,8 @@ def main():
     ap.add_argument("--flag", default="ONE_PARTITION_ENABLED",
                     help="the one_partition_rule switch that 'off' turns off (NARROW_HALVES: the 64x32 sub-rule)")
     ap.add_argument("--fp8", action="store_true", help="scaled_mm against torch._scaled_mm (see the docstring)")
+    ap.add_argument("--cold", action="store_true", help="each call of the graph on its own copy of the weight (copies "
+                    "overflow the L2, as `bench small` / `bench decode` time), not one hot weight")
     args = ap.parse_args()
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     shapes = args.shapes.split(",") + draw(args.random, args.seed, sms, args.flag, args.fp8)
@@ -94,12 +96,13 @@ def main():
         a, w, ref = probe_operands(M, N, K)
         b = w.t()
         c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
+        bs, calls = weight_set(b, args)
         times = {"cublas": [], "on": [], "off": []}
         names = {}
         for _ in range(args.rounds):
             for variant in ("cublas", "on", "off"):
                 if variant == "cublas":
-                    fn = lambda: torch.matmul(a, b, out=c)  # noqa: E731
+                    fn = cycled(lambda bb: torch.matmul(a, bb, out=c), bs)
                 else:
                     setattr(one_partition_rule, args.flag, variant == "on")
                     gemm_impl._PLANS.clear()
@@ -110,8 +113,8 @@ def main():
                     err = rel_error(c, ref)
                     if not err < 1e-2:
                         raise SystemExit(f"{shape} rule {variant}: error {err}")
-                    fn = lambda: warpgemm.matmul(a, b, out=c)  # noqa: E731
-                times[variant].append(summarize(kernel_events(fn, args.calls)))
+                    fn = cycled(lambda bb: warpgemm.matmul(a, bb, out=c), bs)
+                times[variant].append(summarize(kernel_events(fn, calls)))
         setattr(one_partition_rule, args.flag, True)
         med = {v: statistics.median(t["spacing_us"] for t in ts) for v, ts in times.items()}
         dur = {v: statistics.median(t["duration_us"] for t in ts) for v, ts in times.items()}
@@ -126,6 +129,28 @@ def main():
         json.dump(result, f, indent=1)
 
 
+def weight_set(b, args):
+    """[b] and the graph's call count, or with --cold enough copies of b to overflow the L2 and one call per copy."""
+    if not args.cold:
+        return [b], args.calls
+    from warpgemm.bench.decode_bench import weight_copies
+
+    copies = weight_copies(b.numel() * b.element_size())
+    return [b] + [b.clone(memory_format=torch.preserve_format) if b.is_contiguous() else b.t().clone().t()
+                  for _ in range(copies - 1)], max(args.calls, copies)
+
+
+def cycled(call, items):
+    """fn() that calls call(item) on the next of items each time (captured in a graph: one item per captured call)."""
+    state = {"i": 0}
+
+    def fn():
+        item = items[state["i"] % len(items)]
+        state["i"] += 1
+        return call(item)
+    return fn
+
+
 def fp8_row(shape, M, N, K, sms, args) -> dict:
     """One fp8 shape: torch._scaled_mm and scaled_mm on the rule's config and on the config without it (forced)."""
     a16, w16, _ = probe_operands(M, N, K)
@@ -136,9 +161,11 @@ def fp8_row(shape, M, N, K, sms, args) -> dict:
     setattr(one_partition_rule, args.flag, False)
     off = rule_config(M, N, K, sms, fp8=True)
     setattr(one_partition_rule, args.flag, True)
-    fns = {"cublas": lambda: torch._scaled_mm(a, w.t(), sa, sb, out_dtype=torch.bfloat16, use_fast_accum=True),
-           "on": lambda: warpgemm.scaled_mm(a, w.t(), sa, sb, out_dtype=torch.bfloat16, config=on),
-           "off": lambda: warpgemm.scaled_mm(a, w.t(), sa, sb, out_dtype=torch.bfloat16, config=off)}
+    ws, calls = weight_set(w.t(), args)
+    fns = {"cublas": cycled(lambda b: torch._scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16, use_fast_accum=True),
+                            ws),
+           "on": cycled(lambda b: warpgemm.scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16, config=on), ws),
+           "off": cycled(lambda b: warpgemm.scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16, config=off), ws)}
     for variant, fn in fns.items():
         err = rel_error(fn(), ref)
         if not err < 2e-2:
@@ -146,7 +173,7 @@ def fp8_row(shape, M, N, K, sms, args) -> dict:
     times = {v: [] for v in fns}
     for _ in range(args.rounds):
         for variant, fn in fns.items():
-            times[variant].append(summarize(kernel_events(fn, args.calls)))
+            times[variant].append(summarize(kernel_events(fn, calls)))
     med = {v: statistics.median(t["spacing_us"] for t in ts) for v, ts in times.items()}
     dur = {v: statistics.median(t["duration_us"] for t in ts) for v, ts in times.items()}
     row = {"shape": shape, "config_on": on.name, "config_off": off.name, "spacing_us": med, "duration_us": dur,

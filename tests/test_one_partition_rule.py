@@ -56,7 +56,12 @@ def test_name_launch_and_op_boundary():
 def test_the_rule_takes_one_wave_of_tiles_whose_k_fits_the_ring():
     cfg, why = chosen(512, 512, 512)
     assert cfg == NARROW.replace(stages=4, **FLAT) and "one partition: 64 tiles" in why  # 4 K steps: 4 slots
-    assert chosen(512, 512, 768)[0] == NARROW.replace(**FLAT)  # 6 K steps fill NARROW's 6 slots
+    assert chosen(512, 512, 768)[0] == NARROW.replace(stages=4, **FLAT)  # 6 K steps fit NARROW's 6: 4 slots
+    one_partition_rule.RING_CAP = False
+    try:
+        assert chosen(512, 512, 768)[0] == NARROW.replace(**FLAT)  # uncapped: as many slots as K steps
+    finally:
+        one_partition_rule.RING_CAP = True
     assert chosen(512, 512, 896)[0] == NARROW  # 7 do not: the producer warp runs ahead
     assert chosen(1024, 1024, 1024)[0].warp_specialize  # 128 tiles but 16 K steps of 64
     assert chosen(1600, 1600, 256)[0].warp_specialize  # more tiles than SMs

@@ -6,7 +6,7 @@ the same GEMM body with and without an idle worker partition, 0.35-0.45 us apart
 tiles all fit in one wave and whose K fits in the ring (every program loads its one tile's K steps at once) needs no
 producer warp running ahead, so the chosen tile runs in one partition, with a ring only as deep as its K steps
 (each slot costs its barrier inits and a predicated load in the prologue: 256^3 on 64x64x128 tiles 2.75 us with 6
-slots, 2.46 with 2). Measured (results/2026-11-26-one-partition/, CUPTI kernel times in CUDA graphs): 256^3
+slots, 2.46 with 2) and at most MAX_SLOTS deep. Measured (results/2026-11-26-one-partition/, CUPTI kernel times in CUDA graphs): 256^3
 3.02 -> 2.46 us (cuBLAS 2.50), 512^3 3.55 -> 3.10 (3.17). Longer K stays warp-specialized: at 1024^3 (16 K steps
 on 64x128x64 tiles, 8 slots) and 256x4096x4096 the one-partition form was 2% slower.
 Dense products chosen by the heuristics, 16-bit (ops/gemm_impl.resolve_config) or fp8 (ops/scaled.plan) inputs; a
@@ -26,6 +26,12 @@ ONE_PARTITION_ENABLED = True
 # the 25 with up to 56 gained 1.076x (min 1.00): hence 40%.
 NARROW_HALVES = True
 NARROW_HALVES_MAX_FILL = 0.4
+# At most 4 slots: a unit issues its first loads (one per slot) before its first wgmma, and past 4 that prologue costs
+# more than a deeper ring buys; later steps reuse slots as their wgmmas retire (results/2026-11-26-small-suite/
+# flat_depth.json, 12 shapes at 2-4 slots and the K steps' own depth: at 5-8 K steps 4 slots were 1.06-1.16x faster
+# than 5-8, e.g. 1536x384x512 4.54 -> 3.95 us; at <= 4 steps the own depth stays best).
+RING_CAP = True
+MAX_SLOTS = 4
 
 
 def _cdiv(a: int, b: int) -> int:
@@ -42,7 +48,7 @@ def eligible(cfg: GemmConfig, in_dtype: torch.dtype = torch.bfloat16) -> bool:
 def one_partition_config(cfg: GemmConfig, batches: int, M: int, N: int, K: int, num_sms: int,
                          in_dtype: torch.dtype, out_dtype: torch.dtype) -> tuple[GemmConfig, str] | None:
     """`cfg` (the heuristics' choice) in one partition, with the reason, where every program runs one tile whose K
-    steps all fit in the ring; else None."""
+    steps all fit in `cfg`'s ring; else None. The one-partition ring holds min(K steps, MAX_SLOTS) slots (at least 2)."""
     if not ONE_PARTITION_ENABLED or not eligible(cfg, in_dtype):
         return None
     rows, cols = (N, M) if cfg.swap_ab else (M, N)  # swap-AB tiles are weight rows by x rows
@@ -50,7 +56,7 @@ def one_partition_config(cfg: GemmConfig, batches: int, M: int, N: int, K: int, 
     steps = _cdiv(K, cfg.block_k)
     if tiles > num_sms or steps > cfg.stages:
         return None
-    flat = cfg.replace(warp_specialize=False, stages=max(2, steps))
+    flat = cfg.replace(warp_specialize=False, stages=max(2, min(steps, MAX_SLOTS) if RING_CAP else steps))
     why = ""
     if (NARROW_HALVES and not cfg.swap_ab and cfg.block_m == 64 and cfg.block_n == 64
             and tiles <= NARROW_HALVES_MAX_FILL * num_sms):
@@ -59,19 +65,19 @@ def one_partition_config(cfg: GemmConfig, batches: int, M: int, N: int, K: int, 
             flat, tiles, why = halves, batches * _cdiv(M, 64) * _cdiv(N, 32), ", 64x32 tiles: up to twice the SMs"
     if check_config(flat, in_dtype, out_dtype) is not None:
         return None
-    return flat, (f"one partition: {tiles} tiles for {num_sms} SMs and {steps} K steps, all in a {flat.stages}-slot "
-                  f"ring (no producer warp, no partition start and end){why}")
+    return flat, (f"one partition: {tiles} tiles for {num_sms} SMs, {steps} K steps in a {flat.stages}-slot ring "
+                  f"(no producer warp, no partition start and end){why}")
 
 
 def one_partition_variants(configs, in_dtype: torch.dtype = torch.bfloat16) -> tuple[GemmConfig, ...]:
     """What the rule can make of `configs` (the shipped ones for `in_dtype`: heuristics.SHIPPED_CONFIGS, or
-    FP8_CONFIGS with an fp8 dtype): each eligible config in one partition with its own ring and with the shortest, so
-    tests and compile checks cover both ends of every ring it can choose."""
+    FP8_CONFIGS with an fp8 dtype): each eligible config in one partition with its own ring (RING_CAP off), the
+    capped one and the shortest, so tests and compile checks cover every end of every ring it can choose."""
     out = []
     for cfg in configs:
         if eligible(cfg, in_dtype):
-            out += [cfg.replace(warp_specialize=False), cfg.replace(warp_specialize=False, stages=2)]
-            if not cfg.swap_ab and cfg.block_m == 64 and cfg.block_n == 64:  # NARROW_HALVES
-                out += [cfg.replace(warp_specialize=False, block_n=32),
-                        cfg.replace(warp_specialize=False, block_n=32, stages=2)]
+            widths = [cfg.block_n] + ([32] if not cfg.swap_ab and cfg.block_m == 64 and cfg.block_n == 64 else [])
+            for bn in widths:  # 32: NARROW_HALVES
+                out += [cfg.replace(warp_specialize=False, block_n=bn, stages=s)
+                        for s in (cfg.stages, min(cfg.stages, MAX_SLOTS), 2)]
     return tuple(dict.fromkeys(out))
