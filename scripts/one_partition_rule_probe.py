@@ -55,14 +55,14 @@ def fires(M, N, K, sms, flag, fp8=False):
         setattr(one_partition_rule, flag, True)
 
 
-def draw(count, seed, sms, flag, fp8=False):
+def draw(count, seed, sms, flag, fp8=False, max_k=None):
     rng = random.Random(seed)
     shapes = []
     while len(shapes) < count:
         if fp8:  # torch._scaled_mm takes N and K in multiples of 16
-            M, N, K = rng.randint(2, 192) * 8, rng.randint(1, 96) * 16, rng.randint(1, 96) * 16
+            M, N, K = rng.randint(2, 192) * 8, rng.randint(1, 96) * 16, rng.randint(1, (max_k or 1536) // 16) * 16
         else:
-            M, N, K = rng.randint(2, 192) * 8, rng.randint(2, 192) * 8, rng.randint(2, 96) * 8
+            M, N, K = rng.randint(2, 192) * 8, rng.randint(2, 192) * 8, rng.randint(2, (max_k or 768) // 8) * 8
         if fires(M, N, K, sms, flag, fp8):
             shapes.append(f"{M}x{N}x{K}")
     return shapes
@@ -79,11 +79,12 @@ def main():
     ap.add_argument("--flag", default="ONE_PARTITION_ENABLED",
                     help="the one_partition_rule switch that 'off' turns off (NARROW_HALVES: the 64x32 sub-rule)")
     ap.add_argument("--fp8", action="store_true", help="scaled_mm against torch._scaled_mm (see the docstring)")
+    ap.add_argument("--max-k", type=int, default=None, help="largest K drawn (default 768; fp8 1536)")
     ap.add_argument("--cold", action="store_true", help="each call of the graph on its own copy of the weight (copies "
                     "overflow the L2, as `bench small` / `bench decode` time), not one hot weight")
     args = ap.parse_args()
     sms = torch.cuda.get_device_properties(0).multi_processor_count
-    shapes = args.shapes.split(",") + draw(args.random, args.seed, sms, args.flag, args.fp8)
+    shapes = args.shapes.split(",") + draw(args.random, args.seed, sms, args.flag, args.fp8, args.max_k)
     result = {"environment": environment(), "method": "CUPTI kernel durations (median) and start-to-start spacing "
               f"over a CUDA graph of {args.calls} calls, alternating rounds", "rows": []}
     warm_gpu(1.0)

@@ -32,6 +32,15 @@ NARROW_HALVES_MAX_FILL = 0.4
 # than 5-8, e.g. 1536x384x512 4.54 -> 3.95 us; at <= 4 steps the own depth stays best).
 RING_CAP = True
 MAX_SLOTS = 4
+# Plain 64-row tiles of one wave take it past their own ring too, up to LONGER_K_MAX_STEPS K steps and K <= 2048:
+# with 4 slots refilled as wgmmas retire, one partition kept up with the producer warp at 8-32 steps and saved its
+# start and end (results/2026-11-26-small-suite/longer_k_*.json: 1024^3 6.2 -> 5.95 us, 768x768x1024 5.8 -> 5.3,
+# 512x1024x1024 4.9 -> 4.5). Swap-AB tiles and long K stream weights (decode: one partition 0.99-1.01x,
+# flat_decode.json; mid 0.96-1.02x, flat_mid.json): not them. OFF: measured on 7 shapes with hot operands only (no
+# held-out or cold-weight run yet: the session's device time ran out); notes/perf.md, session 24.
+LONGER_K = False
+LONGER_K_MAX_STEPS = 16
+LONGER_K_MAX_K = 2048
 
 
 def _cdiv(a: int, b: int) -> int:
@@ -48,13 +57,16 @@ def eligible(cfg: GemmConfig, in_dtype: torch.dtype = torch.bfloat16) -> bool:
 def one_partition_config(cfg: GemmConfig, batches: int, M: int, N: int, K: int, num_sms: int,
                          in_dtype: torch.dtype, out_dtype: torch.dtype) -> tuple[GemmConfig, str] | None:
     """`cfg` (the heuristics' choice) in one partition, with the reason, where every program runs one tile whose K
-    steps all fit in `cfg`'s ring; else None. The one-partition ring holds min(K steps, MAX_SLOTS) slots (at least 2)."""
+    steps all fit in `cfg`'s ring (plain 64-row tiles: or number at most LONGER_K_MAX_STEPS); else None. The one-partition ring holds min(K steps, MAX_SLOTS) slots (at least 2)."""
     if not ONE_PARTITION_ENABLED or not eligible(cfg, in_dtype):
         return None
     rows, cols = (N, M) if cfg.swap_ab else (M, N)  # swap-AB tiles are weight rows by x rows
     tiles = batches * _cdiv(rows, cfg.block_m) * _cdiv(cols, cfg.block_n)
     steps = _cdiv(K, cfg.block_k)
-    if tiles > num_sms or steps > cfg.stages:
+    # The tiles and K that longer_k_*.json measured (not weight streams: fp8 128x4096x4096 has 16 K steps of 256).
+    longer = LONGER_K and RING_CAP and cfg.block_m == 64 and not cfg.swap_ab and K <= LONGER_K_MAX_K
+    max_steps = LONGER_K_MAX_STEPS if longer else cfg.stages
+    if tiles > num_sms or steps > max(cfg.stages, max_steps):
         return None
     flat = cfg.replace(warp_specialize=False, stages=max(2, min(steps, MAX_SLOTS) if RING_CAP else steps))
     why = ""
