@@ -6,9 +6,10 @@ the same GEMM body with and without an idle worker partition, 0.35-0.45 us apart
 tiles all fit in one wave and whose K fits in the ring (every program loads its one tile's K steps at once) needs no
 producer warp running ahead, so the chosen tile runs in one partition, with a ring only as deep as its K steps
 (each slot costs its barrier inits and a predicated load in the prologue: 256^3 on 64x64x128 tiles 2.75 us with 6
-slots, 2.46 with 2) and at most MAX_SLOTS deep. Measured (results/2026-11-26-one-partition/, CUPTI kernel times in CUDA graphs): 256^3
-3.02 -> 2.46 us (cuBLAS 2.50), 512^3 3.55 -> 3.10 (3.17). Longer K stays warp-specialized: at 1024^3 (16 K steps
-on 64x128x64 tiles, 8 slots) and 256x4096x4096 the one-partition form was 2% slower.
+slots, 2.46 with 2) and at most MAX_SLOTS deep. Measured (results/2026-11-26-one-partition/, CUPTI kernel times in
+CUDA graphs): 256^3 3.02 -> 2.46 us (cuBLAS 2.50), 512^3 3.55 -> 3.10 (3.17). Longer K stays warp-specialized: at
+1024^3 (16 K steps on 64x128x64 tiles) and 256x4096x4096 the one-partition form with 8 slots was 2% slower (with 4
+slots it was ahead at 1024^3: LONGER_K below, off until measured held out).
 Dense products chosen by the heuristics, 16-bit (ops/gemm_impl.resolve_config) or fp8 (ops/scaled.plan) inputs; a
 forced config is run as given.
 """
@@ -57,7 +58,8 @@ def eligible(cfg: GemmConfig, in_dtype: torch.dtype = torch.bfloat16) -> bool:
 def one_partition_config(cfg: GemmConfig, batches: int, M: int, N: int, K: int, num_sms: int,
                          in_dtype: torch.dtype, out_dtype: torch.dtype) -> tuple[GemmConfig, str] | None:
     """`cfg` (the heuristics' choice) in one partition, with the reason, where every program runs one tile whose K
-    steps all fit in `cfg`'s ring (plain 64-row tiles: or number at most LONGER_K_MAX_STEPS); else None. The one-partition ring holds min(K steps, MAX_SLOTS) slots (at least 2)."""
+    steps all fit in `cfg`'s ring (with LONGER_K, plain 64-row tiles: or number at most LONGER_K_MAX_STEPS); else
+    None. The one-partition ring holds min(K steps, MAX_SLOTS) slots, at least 2."""
     if not ONE_PARTITION_ENABLED or not eligible(cfg, in_dtype):
         return None
     rows, cols = (N, M) if cfg.swap_ab else (M, N)  # swap-AB tiles are weight rows by x rows
