@@ -83,6 +83,13 @@ def one_partition_config(cfg: GemmConfig, batches: int, M: int, N: int, K: int, 
                   f"(no producer warp, no partition start and end){why}")
 
 
+def applied(cfg: GemmConfig, why: str, batches: int, M: int, N: int, K: int, num_sms: int, in_dtype: torch.dtype,
+            out_dtype: torch.dtype) -> tuple[GemmConfig, str]:
+    """(config, reason) after the rule: the heuristics' last step in gemm_impl.resolve_config and scaled.plan."""
+    flat = one_partition_config(cfg, batches, M, N, K, num_sms, in_dtype, out_dtype)
+    return (flat[0], f"{why}; {flat[1]}") if flat is not None else (cfg, why)
+
+
 def one_partition_variants(configs, in_dtype: torch.dtype = torch.bfloat16) -> tuple[GemmConfig, ...]:
     """What the rule can make of `configs` (the shipped ones for `in_dtype`: heuristics.SHIPPED_CONFIGS, or
     FP8_CONFIGS with an fp8 dtype): each eligible config in one partition with its own ring (RING_CAP off), the

@@ -47,11 +47,8 @@ def resolve_config(config: GemmConfig | None, a3: torch.Tensor, c3: torch.Tensor
         return config, "forced by the caller"
     cfg, why = _heuristics_tile(a3, c3, b3)
     batches, M, N = c3.shape
-    flat = one_partition_rule.one_partition_config(cfg, batches, M, N, a3.shape[2], _env.sms_for(c3.device),
-                                                   a3.dtype, c3.dtype)
-    if flat is not None:
-        cfg, why = flat[0], f"{why}; {flat[1]}"
-    return cfg, why
+    return one_partition_rule.applied(cfg, why, batches, M, N, a3.shape[2], _env.sms_for(c3.device), a3.dtype,
+                                      c3.dtype)
 
 
 def _heuristics_tile(a3: torch.Tensor, c3: torch.Tensor, b3: torch.Tensor | None) -> tuple[GemmConfig, str]:

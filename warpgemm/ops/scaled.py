@@ -129,9 +129,7 @@ def plan(a: Tensor, b: Tensor, c: Tensor, mode: int, has_bias: bool, config: Gem
         if pair is not None and not (mode == ROWWISE and pair[0].block_n == 256):
             cfg, why = pair[0], f"{why}; {pair[1]}"
     if config is None:  # last, as in gemm_impl.resolve_config
-        flat = one_partition_rule.one_partition_config(cfg, 1, M, N, K, _env.sms_for(c.device), a.dtype, c.dtype)
-        if flat is not None:
-            cfg, why = flat[0], f"{why}; {flat[1]}"
+        cfg, why = one_partition_rule.applied(cfg, why, 1, M, N, K, _env.sms_for(c.device), a.dtype, c.dtype)
     c_geom = tma.describe(c.unsqueeze(0), 2)
     c_staged = c_geom is None
     if c_staged:
