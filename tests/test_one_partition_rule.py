@@ -62,22 +62,22 @@ def test_the_rule_takes_one_wave_of_tiles_whose_k_fits_the_ring():
         assert chosen(512, 512, 768)[0] == NARROW.replace(**FLAT)  # uncapped: as many slots as K steps
     finally:
         one_partition_rule.RING_CAP = True
-    assert chosen(512, 512, 896)[0] == NARROW  # 7 K steps past NARROW's 6 slots: the producer warp runs ahead
-    assert chosen(1024, 1024, 1024)[0].warp_specialize  # 128 tiles but 16 K steps of 64
-    # LONGER_K (off by default: not yet measured held out): plain 64-row tiles keep 4 slots up to 16 K steps.
-    one_partition_rule.LONGER_K = True
+    # LONGER_K: plain 64-row tiles keep 4 slots up to 16 K steps (K <= 2048).
+    one_partition_rule.LONGER_K = False
     try:
-        assert chosen(512, 512, 896)[0] == NARROW.replace(stages=4, **FLAT)  # 7 K steps
-        assert chosen(1024, 1024, 1024)[0] == SMALL.replace(stages=4, **FLAT)  # 16 K steps of 64
-        assert chosen(512, 512, 2176)[0] == NARROW  # 17 K steps
-        assert fp8_chosen(1024, 1024, 1536) == FP8_SMALL.replace(stages=4, **FLAT)  # 12 K steps of 128
-        assert fp8_chosen(128, 4096, 4096).warp_specialize  # 16 K steps, but K = 4096: a weight stream
-        for name, suite in GEMM_SUITES.items():  # no suite shape but `small`'s changes plan with it either
-            for case in suite() if name != "small" else ():
-                assert chosen(case.M, case.N, case.K)[0].warp_specialize, (name, case)
-                assert fp8_chosen(case.M, case.N, case.K).warp_specialize, (name, case)
+        assert chosen(512, 512, 896)[0] == NARROW  # 7 K steps past NARROW's 6 slots: the producer warp runs ahead
+        assert chosen(1024, 1024, 1024)[0].warp_specialize  # 128 tiles but 16 K steps of 64
     finally:
-        one_partition_rule.LONGER_K = False
+        one_partition_rule.LONGER_K = True
+    assert chosen(512, 512, 896)[0] == NARROW.replace(stages=4, **FLAT)  # 7 K steps
+    assert chosen(1024, 1024, 1024)[0] == SMALL.replace(stages=4, **FLAT)  # 16 K steps of 64
+    assert chosen(512, 512, 2176)[0] == NARROW  # 17 K steps
+    assert fp8_chosen(1024, 1024, 1536) == FP8_SMALL.replace(stages=4, **FLAT)  # 12 K steps of 128
+    assert fp8_chosen(128, 4096, 4096).warp_specialize  # 16 K steps, but K = 4096: a weight stream
+    for name, suite in GEMM_SUITES.items():  # no suite shape but `small`'s changes plan with it either
+        for case in suite() if name != "small" else ():
+            assert chosen(case.M, case.N, case.K)[0].warp_specialize, (name, case)
+            assert fp8_chosen(case.M, case.N, case.K).warp_specialize, (name, case)
     assert chosen(1600, 1600, 256)[0].warp_specialize  # more tiles than SMs
     # Other dtypes, layouts and batches take it too (all tested forced on the GPU: test_gpu_one_partition.py).
     assert not chosen(256, 256, 256, dtype=torch.float16)[0].warp_specialize
@@ -134,7 +134,8 @@ def test_fp8_products_take_it_as_16_bit_ones_do():
     assert fp8_chosen(1024, 1024, 512, rowwise=True) == FP8_SMALL.replace(stages=4, **FLAT)
     assert fp8_chosen(16, 1024, 1024).swap_ab and not fp8_chosen(16, 1024, 1024).warp_specialize
     assert fp8_chosen(16, 4096, 4096).warp_specialize  # 16 K steps: the producer warp runs ahead
-    assert fp8_chosen(1024, 1024, 1536).warp_specialize  # 12 K steps of 128 past FP8_SMALL's 8 slots
+    assert fp8_chosen(1024, 1024, 1536) == FP8_SMALL.replace(stages=4, **FLAT)  # 12 K steps of 128: LONGER_K
+    assert fp8_chosen(1024, 1024, 2304).warp_specialize  # K > 2048
     for rowwise in (False, True):
         for out_dtype in (BF, torch.float32):
             cfg = fp8_chosen(384, 640, 768, out_dtype, rowwise)

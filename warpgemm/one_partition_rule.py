@@ -8,8 +8,8 @@ producer warp running ahead, so the chosen tile runs in one partition, with a ri
 (each slot costs its barrier inits and a predicated load in the prologue: 256^3 on 64x64x128 tiles 2.75 us with 6
 slots, 2.46 with 2) and at most MAX_SLOTS deep. Measured (results/2026-11-26-one-partition/, CUPTI kernel times in
 CUDA graphs): 256^3 3.02 -> 2.46 us (cuBLAS 2.50), 512^3 3.55 -> 3.10 (3.17). Longer K stays warp-specialized: at
-1024^3 (16 K steps on 64x128x64 tiles) and 256x4096x4096 the one-partition form with 8 slots was 2% slower (with 4
-slots it was ahead at 1024^3: LONGER_K below, off until measured held out).
+1024^3 (16 K steps on 64x128x64 tiles) and 256x4096x4096 the one-partition form with 8 slots was 2% slower; with 4
+slots plain 64-row tiles are ahead up to 16 K steps (LONGER_K below).
 Dense products chosen by the heuristics, 16-bit (ops/gemm_impl.resolve_config) or fp8 (ops/scaled.plan) inputs; a
 forced config is run as given.
 """
@@ -34,12 +34,13 @@ NARROW_HALVES_MAX_FILL = 0.4
 RING_CAP = True
 MAX_SLOTS = 4
 # Plain 64-row tiles of one wave take it past their own ring too, up to LONGER_K_MAX_STEPS K steps and K <= 2048:
-# with 4 slots refilled as wgmmas retire, one partition kept up with the producer warp at 8-32 steps and saved its
-# start and end (results/2026-11-26-small-suite/longer_k_*.json: 1024^3 6.2 -> 5.95 us, 768x768x1024 5.8 -> 5.3,
-# 512x1024x1024 4.9 -> 4.5). Swap-AB tiles and long K stream weights (decode: one partition 0.99-1.01x,
-# flat_decode.json; mid 0.96-1.02x, flat_mid.json): not them. OFF: measured on 7 shapes with hot operands only (no
-# held-out or cold-weight run yet: the session's device time ran out); notes/perf.md, session 24.
-LONGER_K = False
+# with 4 slots refilled as wgmmas retire, one partition keeps up with the producer warp at 8-16 steps and saves its
+# start and end. Found on 7 hot shapes (results/2026-11-26-small-suite/longer_k_*.json: 1024^3 6.2 -> 5.95 us), held
+# out on shapes drawn where it fires (results/2026-11-26-longer-k/, CUDA graphs, 3 rounds): bf16 hot 1.111x (17
+# shapes, min 1.031), cold weights 1.082x (13, min 0.933), fp8 hot 1.127x (10, min 1.066), cold 1.094x (10, min
+# 1.011). Swap-AB tiles and long K stream weights (decode: one partition 0.99-1.01x, flat_decode.json; mid
+# 0.96-1.02x, flat_mid.json): not them.
+LONGER_K = True
 LONGER_K_MAX_STEPS = 16
 LONGER_K_MAX_K = 2048
 
@@ -58,7 +59,7 @@ def eligible(cfg: GemmConfig, in_dtype: torch.dtype = torch.bfloat16) -> bool:
 def one_partition_config(cfg: GemmConfig, batches: int, M: int, N: int, K: int, num_sms: int,
                          in_dtype: torch.dtype, out_dtype: torch.dtype) -> tuple[GemmConfig, str] | None:
     """`cfg` (the heuristics' choice) in one partition, with the reason, where every program runs one tile whose K
-    steps all fit in `cfg`'s ring (with LONGER_K, plain 64-row tiles: or number at most LONGER_K_MAX_STEPS); else
+    steps all fit in `cfg`'s ring (plain 64-row tiles with LONGER_K: or number at most LONGER_K_MAX_STEPS); else
     None. The one-partition ring holds min(K steps, MAX_SLOTS) slots, at least 2."""
     if not ONE_PARTITION_ENABLED or not eligible(cfg, in_dtype):
         return None
