@@ -27,7 +27,7 @@ from warpgemm.bench.timing import warm_gpu  # noqa: E402
 from warpgemm.candidates import parse_config  # noqa: E402
 from warpgemm.kernels.hopper import gemm as gemm_module  # noqa: E402
 from warpgemm.ops import gemm_impl  # noqa: E402
-from warpgemm.testing import probe_operands, write_probe_result  # noqa: E402
+from warpgemm.testing import probe_product, write_probe_result  # noqa: E402
 
 
 def patch_operand_swizzle(swizzle: int) -> None:
@@ -59,11 +59,7 @@ def main():
     result = {"environment": environment(), "swizzle": args.swizzle, "rows": []}
     warm_gpu(1.0)
     for shape in args.shapes.split(","):
-        M, N, K = (int(x) for x in shape.split("x"))
-        a, w, ref = probe_operands(M, N, K)
-        b = w.t()
-        c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.bfloat16)
-        a3, b3, c3 = a.unsqueeze(0), b.unsqueeze(0), c.unsqueeze(0)
+        a, b, c, ref, a3, b3, c3 = probe_product(shape)
         gemm_impl._PLANS.clear()
         plans = {"heuristics": gemm_impl.plan_hopper(a3, b3, c3, None, None, may_tune=False)}
         for name in [s for s in args.configs.split(",") if s]:

@@ -5,6 +5,8 @@ same-dtype op makes on the same inputs (plus a tiny floor for exactly-representa
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import torch
 
 
@@ -158,6 +160,28 @@ def probe_operands(M: int, N: int, K: int, dtype=None, device: str = "cuda"):
     a = rand(M, K, g=g, dtype=dtype or torch.bfloat16, device=device)
     w = rand(N, K, g=g, dtype=dtype or torch.bfloat16, device=device)
     return a, w, a.float() @ w.float().t()
+
+
+class ProbeProduct(NamedTuple):
+    """One probe shape's product c = a @ b with b = w.T (an nn.Linear weight), c NaN-filled bf16, and the batched
+    (1, ., .) views the planner takes."""
+
+    a: torch.Tensor
+    b: torch.Tensor
+    c: torch.Tensor
+    ref: torch.Tensor
+    a3: torch.Tensor
+    b3: torch.Tensor
+    c3: torch.Tensor
+
+
+def probe_product(shape: str) -> ProbeProduct:
+    """probe_operands for an 'MxNxK' shape, arranged as the GEMM probes time it."""
+    M, N, K = (int(x) for x in shape.split("x"))
+    a, w, ref = probe_operands(M, N, K)
+    b = w.t()
+    c = torch.full((M, N), float("nan"), device=a.device, dtype=torch.bfloat16)
+    return ProbeProduct(a, b, c, ref, a.unsqueeze(0), b.unsqueeze(0), c.unsqueeze(0))
 
 
 def padded_rows(src: torch.Tensor, multiple: int = 64) -> torch.Tensor:
