@@ -272,6 +272,13 @@ def test_candidates_fit_the_problem():
     n_major = tuning.candidates_for(1, 16, 4096, torch.bfloat16, torch.bfloat16, False)
     assert not any(c.swap_ab and c.block_m == 32 for c in n_major)  # 32-row tiles read K-major weights only
     assert all(c.store_chunks == 1 or c.block_n % c.store_chunks == 0 for c in wide)
+    # One-partition variants where their tiles fit one wave (each program one tile), at several ring depths.
+    small = tuning.candidates_for(1, 688, 632, torch.bfloat16, torch.bfloat16, True)
+    flat = [c for c in small if not c.warp_specialize]
+    assert {(c.block_m, c.block_n, c.block_k) for c in flat} >= {(64, 64, 128), (64, 128, 64)}
+    assert len({c.stages for c in flat if (c.block_m, c.block_n) == (64, 64)}) >= 3
+    assert all(c.block_m <= 64 and -(-688 // c.block_m) * -(-632 // c.block_n) <= 132 for c in flat if not c.swap_ab)
+    assert not any(not c.warp_specialize for c in wide)
 
 
 def test_mode_setting_is_checked():

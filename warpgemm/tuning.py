@@ -281,14 +281,24 @@ def candidates_for(batches: int, M: int, N: int, in_dtype: torch.dtype, out_dtyp
     """The configs worth timing for a (batches, M, N) output: the shipped ones and the sweep's, valid for it;
     swap-AB tiles stored whole only for M <= 64 (the sweeps never saw them win above), those stored in chunks
     only over the rows swap_rows.py measured them on, split-K and stream-K only where 128x256 tiles
-    make under two waves or M <= 512 (with more tiles every SM is busy without them)."""
+    make under two waves or M <= 512 (with more tiles every SM is busy without them), and the one-partition
+    variants (one_partition_rule.py) only where their tiles fit one wave (every program runs one tile: the form
+    drains its ring between tiles)."""
     from .candidates import CANDIDATES
     from .heuristics import SHIPPED_CONFIGS
+    from .one_partition_rule import one_partition_variants
     from .swap_rows import SWAP_ROWS_MAX_M, SWAP_ROWS_MIN_M
 
     few_tiles = batches * -(-M // 128) * -(-N // 256) < 2 * num_sms
+
+    def one_wave(cfg):
+        rows, cols = (N, M) if cfg.swap_ab else (M, N)
+        return batches * -(-rows // cfg.block_m) * -(-cols // cfg.block_n) <= num_sms
+
+    # 64-row tiles: where the rule runs them (the 128-row ones fill a wave only on products cuBLAS-sized tiles own).
+    flat = tuple(cfg for cfg in one_partition_variants(SHIPPED_CONFIGS, in_dtype) if cfg.block_m <= 64 and one_wave(cfg))
     out = []
-    for cfg in dict.fromkeys(SHIPPED_CONFIGS + CANDIDATES):
+    for cfg in dict.fromkeys(SHIPPED_CONFIGS + CANDIDATES + flat):
         if cfg.swap_ab and not (M <= 64 if cfg.store_chunks == 1 else SWAP_ROWS_MIN_M <= M <= SWAP_ROWS_MAX_M):
             continue
         if (cfg.split_k > 1 or cfg.stream_k) and M > 512 and not few_tiles:
