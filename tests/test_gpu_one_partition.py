@@ -60,6 +60,18 @@ def test_the_rule_fires_and_is_correct_with_bias_dtypes_batches_and_views():
         cases.append(((rand(k, m, g=g).T, rand(k, n, g=g)), {}))
     cases.append(((rand(3, 128, 96, g=g), rand(3, 96, 200, g=g)), {}))
     cases.append(((rand(3, 128, 96, g=g), rand(96, 200, g=g)), {"bias": rand(200, g=g)}))
+    # Past the tile's own ring (one_partition_rule.LONGER_K: 4 slots up to 16 K steps), every variant must fire.
+    longer = []
+    for m, n, k in [(512, 512, 1536), (640, 384, 1024)]:
+        longer.append(((rand(m, k, g=g), rand(n, k, g=g).T), {"bias": rand(n, g=g)}))
+        longer.append(((rand(m, k, g=g, dtype=FP), rand(n, k, g=g, dtype=FP).T), {}))
+        longer.append(((rand(m, k, g=g), rand(k, n, g=g)), {"out_dtype": torch.float32}))
+        longer.append(((rand(k, m, g=g).T, rand(k, n, g=g)), {}))
+    longer.append(((rand(3, 128, 1024, g=g), rand(1024, 200, g=g)), {}))
+    for (a, b), kw in longer:
+        cfg = _chosen(a, b, kw.get("out_dtype"))
+        assert not cfg.warp_specialize and cfg.stages == 4, (tuple(a.shape), tuple(b.shape), cfg.name)
+    cases += longer
     fired = 0
     for (a, b), kw in cases:
         fired += not _chosen(a, b, kw.get("out_dtype")).warp_specialize

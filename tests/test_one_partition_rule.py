@@ -135,7 +135,8 @@ def test_fp8_products_take_it_as_16_bit_ones_do():
     assert fp8_chosen(16, 1024, 1024).swap_ab and not fp8_chosen(16, 1024, 1024).warp_specialize
     assert fp8_chosen(16, 4096, 4096).warp_specialize  # 16 K steps: the producer warp runs ahead
     assert fp8_chosen(1024, 1024, 1536) == FP8_SMALL.replace(stages=4, **FLAT)  # 12 K steps of 128: LONGER_K
-    assert fp8_chosen(1024, 1024, 2304).warp_specialize  # K > 2048
+    assert fp8_chosen(512, 512, 2048) == FP8_NARROW.replace(stages=4, **FLAT)  # 8 K steps of 256
+    assert fp8_chosen(512, 512, 2304).warp_specialize  # 9 K steps, but K > 2048
     for rowwise in (False, True):
         for out_dtype in (BF, torch.float32):
             cfg = fp8_chosen(384, 640, 768, out_dtype, rowwise)

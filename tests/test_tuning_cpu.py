@@ -256,6 +256,23 @@ def test_a_malformed_entry_counts_as_absent(cache, monkeypatch):
         assert tuning.config_for(a3, b3, c3, None, h) == (None, "")
 
 
+def test_a_one_partition_winner_is_not_served_past_one_wave(cache, monkeypatch):
+    """Keys round M up to a power of two: a one-partition winner timed where its tiles made one wave must not run a
+    larger problem of the same bucket, where it would drain its ring between tiles."""
+    flat = GemmConfig(64, 128, 64, 4, 4, warp_specialize=False)
+    one_wave, two_waves = operands(700, 1536, 1024), operands(1024, 1536, 1024)  # 132 and 192 64x128 tiles
+    key = tuning.problem_key(*one_wave, False)
+    assert key == tuning.problem_key(*two_waves, False)
+    h = heuristic(one_wave[0], one_wave[2])
+    assert h == heuristic(two_waves[0], two_waves[2])
+    monkeypatch.setattr(tuning, "on_gpu", lambda t: True)
+    monkeypatch.setattr(_env, "sms_for", lambda device: 132)
+    tuning._write_entry(key, {"fields": flat.__dict__, "config": flat.name, "ms": 1.0, "heuristic": h.name,
+                              "heuristic_ms": 2.0})
+    assert tuning.config_for(*one_wave, None, h)[0] == flat
+    assert tuning.config_for(*two_waves, None, h) == (None, "")
+
+
 def test_candidates_fit_the_problem():
     wide = tuning.candidates_for(1, 4096, 4096, torch.bfloat16, torch.bfloat16, True)
     few = tuning.candidates_for(1, 16, 4096, torch.bfloat16, torch.bfloat16, True)
@@ -277,8 +294,10 @@ def test_candidates_fit_the_problem():
     flat = [c for c in small if not c.warp_specialize]
     assert {(c.block_m, c.block_n, c.block_k) for c in flat} >= {(64, 64, 128), (64, 128, 64)}
     assert len({c.stages for c in flat if (c.block_m, c.block_n) == (64, 64)}) >= 3
-    assert all(c.block_m <= 64 and -(-688 // c.block_m) * -(-632 // c.block_n) <= 132 for c in flat if not c.swap_ab)
+    assert all(c.block_m == 64 and not c.swap_ab and -(-688 // 64) * -(-632 // c.block_n) <= 132 for c in flat)
     assert not any(not c.warp_specialize for c in wide)
+    assert all(c.warp_specialize for c in tuning.candidates_for(1, 688, 632, torch.bfloat16, torch.bfloat16, True, K=4096))  # a weight stream
+    assert not any(c.swap_ab and not c.warp_specialize for c in few)  # swap-AB decode tiles stay warp-specialized
 
 
 def test_mode_setting_is_checked():

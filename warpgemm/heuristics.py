@@ -34,8 +34,9 @@ The rules are few and each rests on `warpgemm bench sweep` runs (notes/perf.md, 
 - 65-700 rows of x where 128- or 64-row tiles pad x's rows by 10% or more and a wave model favours them: swap-AB
   tiles as wide as x's rows need (80-192, two-part widths), x on wgmma's N side as cuBLAS puts it (swap_rows.py;
   applied in ops/gemm_impl.resolve_config, before the off-sector pairs). Unbatched 16-bit products.
-- Tiles that fit one wave with K steps that fit the ring: the chosen tile without warp specialization, its ring as
-  deep as the K steps up to 4 slots, 64x64 tiles filling at most 40% of the SMs as 64x32 ones (one_partition_rule.py; applied in
+- Tiles that fit one wave with K steps that fit the ring (plain 64-row tiles: up to 16 K steps and K <= 2048): the
+  chosen tile without warp specialization, its ring as deep as the K steps up to 4 slots, 64x64 tiles filling at
+  most 40% of the SMs as 64x32 ones (one_partition_rule.py; applied in
   ops/gemm_impl.resolve_config, last; for fp8 in ops/scaled.plan, last). Dense products.
 - A last wave that fills few SMs: when the 128x256 tiles come to w full waves plus a small remainder, the
   rightmost columns can go to a second launch with 128x128 tiles (half the time per tile), so the tail wave ends

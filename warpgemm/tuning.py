@@ -2,7 +2,8 @@
 
 The heuristics (heuristics.choose_config) cost nothing per call and were measured on the bench suites
 (notes/perf.md); a shape they were not measured on may run faster with another tile. The tuner times the shipped
-and sweep candidates that fit the problem (warpgemm/candidates.py) on the caller's own operands, checks each one's
+and sweep candidates that fit the problem (warpgemm/candidates.py; on one-wave products also the one-partition forms
+of the 64-row tiles) on the caller's own operands, checks each one's
 result element by element against a float32 product, re-times the fastest against the heuristics' choice in
 alternating rounds, and keeps it only when it leads by more than MARGIN (do_bench medians of a config against
 itself move by ~1-2%: a smaller lead is noise, notes/perf.md).
@@ -10,7 +11,7 @@ itself move by ~1-2%: a smaller lead is noise, notes/perf.md).
 Settings, read when warpgemm is imported (set_mode changes them at run time):
   WARPGEMM_TUNE unset   winners already in the cache are used; nothing is ever timed
   WARPGEMM_TUNE=1       a matmul/linear problem with no cache entry is tuned on its first eager call: it compiles and
-                        times 10-40 kernels there (seconds; in a distributed job, tune beforehand with
+                        times 20-70 kernels there (seconds; in a distributed job, tune beforehand with
                         `warpgemm tune` instead). Never while a CUDA graph is captured, never twice at once for one
                         problem; a tuning that fails (memory, an unwritable cache) warns once and leaves the problem
                         on the heuristics for the rest of the process
@@ -268,7 +269,10 @@ def config_for(a3, b3, c3, bias, heuristic: GemmConfig, *, may_tune: bool = True
     try:  # an entry edited by hand or by a future version counts as absent
         cfg = _entry_config(entry)
         if (cfg is None or entry.get("heuristic") != heuristic.name
-                or check_config(cfg, a3.dtype, c3.dtype, weight_k_contiguous=b3.stride(1) == 1) is not None):
+                or check_config(cfg, a3.dtype, c3.dtype, weight_k_contiguous=b3.stride(1) == 1) is not None
+                or not (cfg.warp_specialize or _one_wave(cfg, *c3.shape, _env.sms_for(c3.device)))):
+            # The key rounds M and the batch count up: a one-partition winner (timed where its tiles made one wave)
+            # would drain its ring between tiles on a larger problem of the same bucket.
             return None, ""
         return cfg, (f"tuned on this GPU: {entry['ms'] * 1e3:.1f} us against {entry['heuristic_ms'] * 1e3:.1f} us "
                      f"for the heuristics' {entry['heuristic']} ({cache_path()})")
@@ -276,27 +280,30 @@ def config_for(a3, b3, c3, bias, heuristic: GemmConfig, *, may_tune: bool = True
         return None, ""
 
 
+def _one_wave(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: int) -> bool:
+    rows, cols = (N, M) if cfg.swap_ab else (M, N)  # swap-AB tiles are weight rows by x rows
+    return batches * -(-rows // cfg.block_m) * -(-cols // cfg.block_n) <= num_sms
+
+
 def candidates_for(batches: int, M: int, N: int, in_dtype: torch.dtype, out_dtype: torch.dtype,
-                   weight_k_contiguous: bool, num_sms: int = _env.H100_SMS):
+                   weight_k_contiguous: bool, num_sms: int = _env.H100_SMS, K: int | None = None):
     """The configs worth timing for a (batches, M, N) output: the shipped ones and the sweep's, valid for it;
     swap-AB tiles stored whole only for M <= 64 (the sweeps never saw them win above), those stored in chunks
     only over the rows swap_rows.py measured them on, split-K and stream-K only where 128x256 tiles
     make under two waves or M <= 512 (with more tiles every SM is busy without them), and the one-partition
-    variants (one_partition_rule.py) only where their tiles fit one wave (every program runs one tile: the form
-    drains its ring between tiles)."""
+    variants of plain 64-row tiles (one_partition_rule.py) only where their tiles fit one wave (the form drains its
+    ring between tiles) and K is at most LONGER_K_MAX_K (longer K streams its weight: no gain measured)."""
     from .candidates import CANDIDATES
     from .heuristics import SHIPPED_CONFIGS
-    from .one_partition_rule import one_partition_variants
+    from .one_partition_rule import LONGER_K_MAX_K, one_partition_variants
     from .swap_rows import SWAP_ROWS_MAX_M, SWAP_ROWS_MIN_M
 
     few_tiles = batches * -(-M // 128) * -(-N // 256) < 2 * num_sms
-
-    def one_wave(cfg):
-        rows, cols = (N, M) if cfg.swap_ab else (M, N)
-        return batches * -(-rows // cfg.block_m) * -(-cols // cfg.block_n) <= num_sms
-
-    # 64-row tiles: where the rule runs them (the 128-row ones fill a wave only on products cuBLAS-sized tiles own).
-    flat = tuple(cfg for cfg in one_partition_variants(SHIPPED_CONFIGS, in_dtype) if cfg.block_m <= 64 and one_wave(cfg))
+    # Plain 64-row tiles, where the rule runs one partition past its own ring (LONGER_K); swap-AB tiles and long K
+    # (weight streams) measured 0.96-1.02x in one partition (notes/perf.md, session 24).
+    flat = () if K is not None and K > LONGER_K_MAX_K else tuple(
+        cfg for cfg in one_partition_variants(SHIPPED_CONFIGS, in_dtype)
+        if cfg.block_m == 64 and not cfg.swap_ab and _one_wave(cfg, batches, M, N, num_sms))
     out = []
     for cfg in dict.fromkeys(SHIPPED_CONFIGS + CANDIDATES + flat):
         if cfg.swap_ab and not (M <= 64 if cfg.store_chunks == 1 else SWAP_ROWS_MIN_M <= M <= SWAP_ROWS_MAX_M):
@@ -370,7 +377,8 @@ def tune_problem(a3, b3, c3, bias, *, candidates=None, rep_ms: int = 25, timer=N
             raise ValueError(f"the operands' product is {'all zero' if peak == 0 else 'not finite'}: tune on the "
                              "real (or random) operands instead")
         if candidates is None:
-            candidates = candidates_for(*c3.shape, a3.dtype, c3.dtype, b3.stride(1) == 1, _env.sms_for(c3.device))
+            candidates = candidates_for(*c3.shape, a3.dtype, c3.dtype, b3.stride(1) == 1, _env.sms_for(c3.device),
+                                        a3.shape[2])
         scratch = torch.empty(c3.shape, dtype=c3.dtype, device=c3.device)
         ulp = peak * torch.finfo(c3.dtype).eps
 

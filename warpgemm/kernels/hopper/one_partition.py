@@ -5,7 +5,8 @@ register reallocation, the workers' dispatch), measured on one GEMM body run wit
 partition (scripts/one_partition_probe.py, notes/perf.md session 23). A product whose programs run one short tile
 each (256^3-1024^3, a few K steps) spends a tenth of its time there. Here the loads of a unit's first STAGES K steps
 go out together, and each later step's load is issued as soon as the wgmma two steps back has retired and freed its
-slot; a producer warp running ahead buys nothing when the whole unit fits in the ring or nearly. Thread 0 makes the
+slot; a producer warp running ahead buys nothing when the whole unit fits in the ring, or (measured for plain
+64-row tiles: one_partition_rule.LONGER_K) runs up to 16 K steps through 4 slots. Thread 0 makes the
 barrier inits and expect-tx arrives; Triton may split one TMA box into chunks issued by several warps. Units drain the
 ring between them (the next unit's loads start after the last wgmma of this one), so the heuristics choose this form
 only for programs of one unit.
