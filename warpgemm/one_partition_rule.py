@@ -49,6 +49,12 @@ def _cdiv(a: int, b: int) -> int:
     return -(-a // b)
 
 
+def tile_count(cfg: GemmConfig, batches: int, M: int, N: int) -> int:
+    """Output tiles of `cfg` on a (batches, M, N) product (swap-AB tiles are weight rows by x rows)."""
+    rows, cols = (N, M) if cfg.swap_ab else (M, N)
+    return batches * _cdiv(rows, cfg.block_m) * _cdiv(cols, cfg.block_n)
+
+
 def eligible(cfg: GemmConfig, in_dtype: torch.dtype = torch.bfloat16) -> bool:
     """Whether the one-partition kernel can run `cfg`'s tiles from `in_dtype` inputs (config.check_config is the one
     judge: whole tiles of a power-of-two width on one consumer, alone); whether the variant fits beside the call's
@@ -63,8 +69,7 @@ def one_partition_config(cfg: GemmConfig, batches: int, M: int, N: int, K: int, 
     None. The one-partition ring holds min(K steps, MAX_SLOTS) slots, at least 2."""
     if not ONE_PARTITION_ENABLED or not eligible(cfg, in_dtype):
         return None
-    rows, cols = (N, M) if cfg.swap_ab else (M, N)  # swap-AB tiles are weight rows by x rows
-    tiles = batches * _cdiv(rows, cfg.block_m) * _cdiv(cols, cfg.block_n)
+    tiles = tile_count(cfg, batches, M, N)
     steps = _cdiv(K, cfg.block_k)
     # The tiles and K that longer_k_*.json measured (not weight streams: fp8 128x4096x4096 has 16 K steps of 256).
     longer = LONGER_K and RING_CAP and cfg.block_m == 64 and not cfg.swap_ab and K <= LONGER_K_MAX_K

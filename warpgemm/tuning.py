@@ -43,6 +43,7 @@ import torch
 
 from . import _env
 from .config import GemmConfig, check_config
+from .one_partition_rule import tile_count
 
 FORMAT = 2
 FILE_NAME = f"tuned_configs_v{FORMAT}.json"
@@ -281,8 +282,7 @@ def config_for(a3, b3, c3, bias, heuristic: GemmConfig, *, may_tune: bool = True
 
 
 def _one_wave(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: int) -> bool:
-    rows, cols = (N, M) if cfg.swap_ab else (M, N)  # swap-AB tiles are weight rows by x rows
-    return batches * -(-rows // cfg.block_m) * -(-cols // cfg.block_n) <= num_sms
+    return tile_count(cfg, batches, M, N) <= num_sms
 
 
 def candidates_for(batches: int, M: int, N: int, in_dtype: torch.dtype, out_dtype: torch.dtype,
