@@ -58,11 +58,15 @@ def test_column_major_a_read_in_place_with_k_below_one_step(cfg):
 
 
 def test_many_tiles_per_program():
-    """More tiles than SMs: every persistent program walks several tiles through one continuous ring."""
+    """More tiles than SMs: every persistent program walks several tiles through one continuous ring, the odd ones
+    with their K steps last to first (gemm.k_serpentine), a ragged last K step included, on either B layout."""
     g = torch.Generator(device=DEV).manual_seed(3)
     for cfg in SHIPPED_CONFIGS:
-        a, w = rand(3000, 1024, g=g), rand(2500, 1024, g=g)
-        assert_ok(check_matmul(a, w.T, config=cfg), cfg.name)
+        for k in (1024, 1000):
+            a, w = rand(3000, k, g=g), rand(2500, k, g=g)
+            assert_ok(check_matmul(a, w.T, config=cfg), f"{cfg.name} K={k}")
+        b = rand(1000, 2500, g=g)
+        assert_ok(check_matmul(a, b, config=cfg), f"{cfg.name} N-major B")
 
 
 def test_8192_cube():

@@ -2,6 +2,7 @@
 import pytest
 import torch
 
+from warpgemm.config import GemmConfig
 from warpgemm.heuristics import SMALL
 from warpgemm.ops import gemm_impl
 
@@ -137,6 +138,25 @@ def test_programmatic_dependent_launch_only_where_measured_to_help(monkeypatch):
     assert launch_uses_pdl(GROUPED_LARGE)
     monkeypatch.setattr(_env, "PDL", False)
     assert not launch_uses_pdl(GROUPED_SWAP) and not launch_uses_pdl(decode.config)
+
+
+def test_serpentine_k_order_only_on_whole_plain_tiles_of_dense_products(monkeypatch):
+    """Odd units of a program read K last to first (gemm.k_serpentine) only where a wave's tiles share A panels with
+    the next wave's: whole plain tiles of dense products. WARPGEMM_K_ORDER=forward turns it off."""
+    from warpgemm import _env
+    from warpgemm.heuristics import GROUPED_LARGE, LARGE
+    from warpgemm.kernels.hopper.gemm import k_serpentine, kernel_constexprs
+
+    monkeypatch.setattr(_env, "K_ORDER", "serpentine")
+    assert k_serpentine(LARGE, grouped=False, ragged_k=False)
+    assert kernel_constexprs(LARGE, True, True, False, False, False)["K_SERPENTINE"]
+    for cfg in (LARGE.replace(split_k=2), LARGE.replace(stream_k=True), LARGE.replace(cluster_m=2),
+                GemmConfig(64, 16, 256, 5, 4, swap_ab=True)):
+        assert not k_serpentine(cfg, grouped=False, ragged_k=False), cfg.name
+    assert not k_serpentine(GROUPED_LARGE, grouped=True, ragged_k=False)
+    assert not k_serpentine(LARGE, grouped=False, ragged_k=True)
+    monkeypatch.setattr(_env, "K_ORDER", "forward")
+    assert not kernel_constexprs(LARGE, True, True, False, False, False)["K_SERPENTINE"]
 
 
 def test_few_rows_and_short_k_take_32_row_swap_tiles_of_a_k_major_weight():

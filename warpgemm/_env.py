@@ -31,6 +31,13 @@ _PDL_SETTING = os.environ.get("WARPGEMM_PDL", "1").lower()
 PDL = _PDL_SETTING in _TRUE or _PDL_SETTING == "all"
 PDL_EVERYWHERE = _PDL_SETTING == "all"
 
+# WARPGEMM_K_ORDER=forward reads every tile's K steps first to last. The default, serpentine, reverses them on every
+# other tile of a persistent program (whole plain tiles of dense products: kernels/hopper/gemm.py, k_serpentine), so
+# that each wave of tiles starts on the K end where the wave before it finished, whose A panel lines are still in L2.
+K_ORDER = os.environ.get("WARPGEMM_K_ORDER", "serpentine").lower()
+if K_ORDER not in ("serpentine", "forward"):
+    raise ValueError(f"WARPGEMM_K_ORDER must be serpentine or forward; got {K_ORDER!r}")
+
 _log = logging.getLogger("warpgemm")
 
 

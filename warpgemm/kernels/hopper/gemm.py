@@ -65,6 +65,17 @@ def store_hint(ragged_k: bool) -> int:
     return PASS_VERSION if ragged_k else 0
 
 
+def k_serpentine(cfg: GemmConfig, grouped: bool, ragged_k: bool) -> bool:
+    """Whether a program reverses the K order of its odd units (partitions.tma_producer): whole plain tiles of a
+    dense product. Wave w + 1 then starts on the K end that wave w read last, and the A panels it shares with wave w
+    (same band of tile-rows) are partly still in L2: ncu counts 9% fewer DRAM bytes on 8192^3 (1.23 -> 1.11 GB),
+    worth +0-1% at the power cap (notes/perf.md, session 26). Not for split-K or stream-K parts, swap-AB tiles
+    (weight streams: no operand shared across waves), cluster pairs (both CTAs must load the same K step),
+    grouped or ragged-K products."""
+    return (_env.K_ORDER == "serpentine" and not (grouped or ragged_k or cfg.swap_ab or cfg.stream_k)
+            and cfg.split_k == 1 and cfg.cluster_m == 1)
+
+
 def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched: bool, b_batched: bool,
                       has_bias: bool, grouped: bool = False, when: int = RUN_ALWAYS,
                       offs_table: bool = False, ragged_k: bool = False, scale: int = 0) -> dict:
@@ -115,7 +126,8 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
                 SCALE=scale, GROUP_M=cfg.group_m, STAGES=cfg.stages, SPLIT_K=cfg.split_k, CONSUMERS=cfg.consumers,
                 SWAP_AB=cfg.swap_ab, RAGGED_K=ragged_k, L2_STORE_HINT=store_hint(ragged_k),
                 PRODUCER_REGS=cfg.producer_regs, CONSUMER_REGS=worker_consumer_regs(cfg), CLUSTER_M=cfg.cluster_m,
-                B_PIECES=cfg.b_pieces, WARP_SPECIALIZE=cfg.warp_specialize, SchedulerImpl=scheduler,
+                B_PIECES=cfg.b_pieces, WARP_SPECIALIZE=cfg.warp_specialize,
+                K_SERPENTINE=k_serpentine(cfg, grouped, ragged_k), SchedulerImpl=scheduler,
                 EpilogueImpl=epilogue, PARTS_HASH=parts_source_hash())
 
 

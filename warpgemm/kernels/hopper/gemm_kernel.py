@@ -83,13 +83,14 @@ def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, 
                 SPLIT_K: gl.constexpr,
                 CONSUMERS: gl.constexpr, SWAP_AB: gl.constexpr, RAGGED_K: gl.constexpr, L2_STORE_HINT: gl.constexpr,
                 PRODUCER_REGS: gl.constexpr, CONSUMER_REGS: gl.constexpr, CLUSTER_M: gl.constexpr,
-                B_PIECES: gl.constexpr, WARP_SPECIALIZE: gl.constexpr,
+                B_PIECES: gl.constexpr, WARP_SPECIALIZE: gl.constexpr, K_SERPENTINE: gl.constexpr,
                 SchedulerImpl: gl.constexpr, EpilogueImpl: gl.constexpr, PARTS_HASH: gl.constexpr,
                 num_warps: gl.constexpr):
     # SCALE (fp8 inputs, epilogue.py): 0 none, 1 one fp32 scale per operand, 2 one per output row (scale_a) and one
     # per output column (scale_b), applied to the fp32 accumulator before the bias.
     # WARP_SPECIALIZE: False runs the mainloop in one partition (one_partition.py: no producer warp, no partition
     # start and end costs; one consumer, whole plain or swap-AB tiles).
+    # K_SERPENTINE (gemm.k_serpentine): the producer reads the K steps of a program's odd units last to first.
     # PARTS_HASH (launch.parts_source_hash): the Gluon parts' source, so that an edit to a method of a policy class
     # (reached through a constexpr, which Triton's cache key does not follow) cannot be served an old binary.
     # L2_STORE_HINT: the variant is compiled under ptx_hints.store_hints(), which marks its TMA stores evict-first
@@ -122,7 +123,7 @@ def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, 
     p = GemmOperands(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,
                      scale_a_ptr, scale_b_ptr, a_bufs, b_bufs, b_rest, ring, turns,
                      A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, SCALE, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB,
-                     RAGGED_K, CLUSTER_M, B_PIECES)
+                     RAGGED_K, CLUSTER_M, B_PIECES, K_SERPENTINE)
     acc_layout: gl.constexpr = accumulator_layout(p.mma_m(), p.block_n_main(), num_warps,
                                                   a_desc.dtype.primitive_bitwidth)
     # A two-part tile's second accumulator (its rest columns); unused by other tiles.

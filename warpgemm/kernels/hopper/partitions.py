@@ -60,12 +60,13 @@ class GemmOperands:
     RAGGED_K: gl.constexpr
     CLUSTER_M: gl.constexpr
     B_PIECES: gl.constexpr
+    K_SERPENTINE: gl.constexpr
 
     @gluon.constexpr_function
     def __init__(self, a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,
                  scale_a_ptr, scale_b_ptr, a_bufs, b_bufs, b_rest, ring, turns,
                  A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, SCALE, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB,
-                 RAGGED_K, CLUSTER_M, B_PIECES):
+                 RAGGED_K, CLUSTER_M, B_PIECES, K_SERPENTINE):
         self.a_desc = a_desc
         self.b_desc = b_desc
         self.c_desc = c_desc
@@ -94,6 +95,7 @@ class GemmOperands:
         self.RAGGED_K = gl.constexpr(RAGGED_K)
         self.CLUSTER_M = gl.constexpr(CLUSTER_M)
         self.B_PIECES = gl.constexpr(B_PIECES)
+        self.K_SERPENTINE = gl.constexpr(K_SERPENTINE)
 
     # Static tile shape, read off the operand descriptors' boxes (with SWAP_AB the output descriptor is C's, not
     # the product's: A is the caller's B transposed and the tile is stored transposed).
@@ -323,9 +325,12 @@ def tma_producer(p: GemmOperands, SchedulerImpl: gl.constexpr):
     # Units in order, whichever consumer takes them: the ring is a FIFO both consumers read from.
     for i in range(sched.local_count()):
         work = sched.work(i)
+        # K_SERPENTINE: odd units read their K steps last to first, so each wave of tiles starts where the one
+        # before it ended (gemm.k_serpentine). The consumer adds the slots in ring order, whatever their K.
+        flip = i % 2 if p.K_SERPENTINE else i * 0
         for kk in range(work.k_count):
             p.ring.wait_empty(pos)
-            load_step(p, work, kk, pos.index, p.ring.ready_barrier(pos))
+            load_step(p, work, kk + flip * (work.k_count - 1 - 2 * kk), pos.index, p.ring.ready_barrier(pos))
             pos = pos.next()
     if p.CLUSTER_M > 1:
         # The peer's consumers release this CTA's slots remotely until their last K step: wait for every slot's
