@@ -151,7 +151,7 @@ def test_serpentine_k_order_only_on_whole_plain_tiles_of_dense_products(monkeypa
     assert k_serpentine(LARGE, grouped=False, ragged_k=False)
     assert kernel_constexprs(LARGE, True, True, False, False, False)["K_SERPENTINE"]
     for cfg in (LARGE.replace(split_k=2), LARGE.replace(stream_k=True), LARGE.replace(cluster_m=2),
-                GemmConfig(64, 16, 256, 5, 4, swap_ab=True)):
+                GemmConfig(64, 16, 256, 5, 4, swap_ab=True), SMALL.replace(warp_specialize=False, stages=4)):
         assert not k_serpentine(cfg, grouped=False, ragged_k=False), cfg.name
     assert not k_serpentine(GROUPED_LARGE, grouped=True, ragged_k=False)
     assert not k_serpentine(LARGE, grouped=False, ragged_k=True)

@@ -71,9 +71,9 @@ def k_serpentine(cfg: GemmConfig, grouped: bool, ragged_k: bool) -> bool:
     (same band of tile-rows) are partly still in L2: ncu counts 9% fewer DRAM bytes on 8192^3 (1.23 -> 1.11 GB),
     worth +0-1% at the power cap (notes/perf.md, session 26). Not for split-K or stream-K parts, swap-AB tiles
     (weight streams: no operand shared across waves), cluster pairs (both CTAs must load the same K step),
-    grouped or ragged-K products."""
+    grouped or ragged-K products, nor the one-partition kernel (it has no producer, and runs programs of one tile)."""
     return (_env.K_ORDER == "serpentine" and not (grouped or ragged_k or cfg.swap_ab or cfg.stream_k)
-            and cfg.split_k == 1 and cfg.cluster_m == 1)
+            and cfg.split_k == 1 and cfg.cluster_m == 1 and cfg.warp_specialize)
 
 
 def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched: bool, b_batched: bool,
