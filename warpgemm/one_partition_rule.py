@@ -65,16 +65,16 @@ def eligible(cfg: GemmConfig, in_dtype: torch.dtype = torch.bfloat16) -> bool:
 def one_partition_config(cfg: GemmConfig, batches: int, M: int, N: int, K: int, num_sms: int,
                          in_dtype: torch.dtype, out_dtype: torch.dtype) -> tuple[GemmConfig, str] | None:
     """`cfg` (the heuristics' choice) in one partition, with the reason, where every program runs one tile whose K
-    steps all fit in `cfg`'s ring (plain 64-row tiles with LONGER_K: or number at most LONGER_K_MAX_STEPS); else
-    None. The one-partition ring holds min(K steps, MAX_SLOTS) slots, at least 2."""
+    steps all fit in `cfg`'s ring (plain 64-row tiles with LONGER_K: number at most LONGER_K_MAX_STEPS, or the ring
+    if deeper); else None. The one-partition ring holds min(K steps, MAX_SLOTS) slots, at least 2."""
     if not ONE_PARTITION_ENABLED or not eligible(cfg, in_dtype):
         return None
     tiles = tile_count(cfg, batches, M, N)
     steps = _cdiv(K, cfg.block_k)
     # The tiles and K that longer_k_*.json measured (not weight streams: fp8 128x4096x4096 has 16 K steps of 256).
     longer = LONGER_K and RING_CAP and cfg.block_m == 64 and not cfg.swap_ab and K <= LONGER_K_MAX_K
-    max_steps = LONGER_K_MAX_STEPS if longer else cfg.stages
-    if tiles > num_sms or steps > max(cfg.stages, max_steps):
+    max_steps = max(cfg.stages, LONGER_K_MAX_STEPS) if longer else cfg.stages
+    if tiles > num_sms or steps > max_steps:
         return None
     flat = cfg.replace(warp_specialize=False, stages=max(2, min(steps, MAX_SLOTS) if RING_CAP else steps))
     why = ""
