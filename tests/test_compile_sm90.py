@@ -216,7 +216,8 @@ for name, compile_fn in (("gemv", compile_gemv), ("gemv_rows", compile_gemv_rows
         k = compile_fn(**kw)
         ptx = k.asm["ptx"]
         r = inspect_compiled(k, name, tempfile.mkdtemp())
-        out.append(dict(r._asdict(), v4_loads=len(re.findall(r"ld\\.global(\\.\\w+)*\\.v4", ptx)),
+        out.append(dict(r._asdict(), v4_loads=len(re.findall(r"ld\\.global(\\.[\\w:]+)*\\.v4", ptx)),
+                        evict_first_loads=len(re.findall(r"ld\\.global\\S*L2::cache_hint\\S*\\.v4", ptx)),
                         shuffles=ptx.count("shfl.sync"), pdl=k.metadata.launch_pdl,
                         wait_first=ptx.index("griddepcontrol.wait") < ptx.index("ld.global")))
 print(json.dumps(out))
@@ -239,8 +240,8 @@ def _run_clean(code: str) -> str:
 
 def test_gemv_kernel_streams_16_byte_loads():
     """The GEMVs (one row: plain Triton; two rows: Gluon) read the weight with 16-byte loads (one per lane per row
-    piece), do not spill, and, launched with programmatic dependent launch, wait on the prior grid before their
-    first load."""
+    piece) that carry an L2 evict-first policy (gemv.weight_eviction), do not spill, and, launched with programmatic
+    dependent launch, wait on the prior grid before their first load."""
     import json
 
     from warpgemm.kernels import gemv_rows
@@ -250,6 +251,7 @@ def test_gemv_kernel_streams_16_byte_loads():
     for r in reports:
         assert r["stack_bytes"] == 0 and r["local_bytes"] == 0, r
         assert r["pdl"] and r["wait_first"], r
+        assert r["evict_first_loads"] > 0, r
         if r["name"] == "gemv":
             assert r["v4_loads"] >= gemv_v4_loads_expected(), r
         else:
@@ -372,3 +374,18 @@ def test_one_partition_variants_are_dense_only():
                dict(ragged_k=True, a_kmajor=False, b_kmajor=False)):
         with pytest.raises(ValueError, match="one-partition kernel"):
             compile_gemm(flat, **kw)
+
+
+@pytest.mark.parametrize("cfg", [c for c in SHIPPED_CONFIGS if c.cluster_m == 1
+                                 and check_config(c, torch.bfloat16, torch.bfloat16) is None],
+                         ids=lambda c: c.name)
+def test_weight_hinted_variant_compiles_clean(cfg, tmp_path):
+    """Dense products of few rows mark the weight's TMA loads evict-first (gemm.weight_evict_first); any shipped
+    config may meet one (forced, or chosen). The weight's loads (B, or A under swap-AB) carry the policy, the
+    activations' stay plain, and the variant still spills nothing."""
+    kernel = compile_gemm(cfg, a_batched=False, weight_hint=True)
+    plain, hinted = ptx_hints.load_counts(kernel.asm["ptx"])
+    assert hinted > 0 and plain > 0, f"{hinted} hinted, {plain} plain TMA loads"
+    r = inspect_compiled(kernel, "weight_hint", str(tmp_path))
+    assert r.stack_bytes == 0 and r.local_bytes == 0, f"register spills: {r}"
+    assert r.shared_bytes <= SMEM_LIMIT

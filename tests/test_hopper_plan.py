@@ -159,6 +159,55 @@ def test_serpentine_k_order_only_on_whole_plain_tiles_of_dense_products(monkeypa
     assert not kernel_constexprs(LARGE, True, True, False, False, False)["K_SERPENTINE"]
 
 
+def test_weight_loads_are_evict_first_only_for_dense_products_of_few_rows(monkeypatch):
+    """gemm.weight_evict_first: the weight streams once where at most 256 rows of x read it (all batches' rows when
+    one weight serves them), and where several tiles read each weight panel only up to K = 16384; never grouped,
+    ragged-K or cluster launches; WARPGEMM_WEIGHT_HINT=0 turns it off. The launch counts x's rows per weight whichever
+    operand the kernel reads the weight as."""
+    from warpgemm import _env
+    from warpgemm.heuristics import LARGE, SMALL
+    from warpgemm.kernels.hopper.gemm import (WEIGHT_HINT_MAX_ROWS, WEIGHT_HINT_MAX_SHARED_K, kernel_constexprs,
+                                              weight_evict_first)
+    from warpgemm.kernels.hopper.ptx_hints import LOAD_PASS_VERSION
+
+    monkeypatch.setattr(_env, "WEIGHT_HINT", True)
+    swap = GemmConfig(64, 16, 256, 5, 4, swap_ab=True)
+    long_k = WEIGHT_HINT_MAX_SHARED_K + 64
+    for cfg in (SMALL, LARGE, swap, swap.replace(stream_k=True), SMALL.replace(warp_specialize=False, stages=4)):
+        assert weight_evict_first(cfg, WEIGHT_HINT_MAX_ROWS, 4096), cfg.name
+        assert not weight_evict_first(cfg, WEIGHT_HINT_MAX_ROWS + 1, 4096), cfg.name
+    # One tile reads each weight panel: any K. Two or more (x's rows over two tile-rows, or x-columns): K <= 16384.
+    assert weight_evict_first(SMALL, SMALL.block_m, long_k)
+    assert weight_evict_first(swap, 16, long_k)
+    assert not weight_evict_first(SMALL, SMALL.block_m + 1, long_k)
+    assert not weight_evict_first(swap, 17, long_k)
+    assert weight_evict_first(SMALL, SMALL.block_m + 1, WEIGHT_HINT_MAX_SHARED_K)
+    assert not weight_evict_first(LARGE.replace(cluster_m=2), 128, 4096)
+    assert not weight_evict_first(SMALL, 128, 4096, grouped=True)
+    assert not weight_evict_first(SMALL, 128, 4096, ragged_k=True)
+    assert kernel_constexprs(SMALL, True, True, False, False, False, weight_hint=True)["WEIGHT_HINT"] == \
+        LOAD_PASS_VERSION
+    assert kernel_constexprs(SMALL, True, True, False, False, False)["WEIGHT_HINT"] == 0
+    with pytest.raises(ValueError, match="weight_hint is for dense products"):
+        kernel_constexprs(SMALL, True, True, False, False, False, grouped=True, weight_hint=True)
+
+    def hinted(x, w_t, c, config=None):
+        return plan(x, w_t, c, config=config).launch.constexprs["WEIGHT_HINT"] != 0
+
+    w_t = meta(14336, 4096).t().unsqueeze(0)
+    assert hinted(meta(1, 128, 4096), w_t, meta(1, 128, 14336))
+    assert hinted(meta(1, 16, 4096), w_t, meta(1, 16, 14336))  # swap-AB: the weight is the kernel's A
+    assert not hinted(meta(1, 512, 4096), w_t, meta(1, 512, 14336))
+    # Three batches of 128 rows against one weight: 384 rows read it. With a weight per batch: 128 each.
+    assert not hinted(meta(3, 128, 4096), w_t, meta(3, 128, 14336))
+    assert hinted(meta(3, 128, 4096), meta(3, 14336, 4096).transpose(1, 2), meta(3, 128, 14336))
+    # K = 28672 with x's 128 rows over two 64-row tile-rows: not hinted; a one-row decode tile is.
+    assert not hinted(meta(1, 128, 28672), meta(8192, 28672).t().unsqueeze(0), meta(1, 128, 8192))
+    assert hinted(meta(1, 16, 28672), meta(8192, 28672).t().unsqueeze(0), meta(1, 16, 8192))
+    monkeypatch.setattr(_env, "WEIGHT_HINT", False)
+    assert not weight_evict_first(SMALL, 128, 4096)
+
+
 def test_few_rows_and_short_k_take_32_row_swap_tiles_of_a_k_major_weight():
     import pytest
 

@@ -277,3 +277,61 @@ def test_a_one_partition_variant_refuses_to_compile_outside_the_pass():
     ptx_hints.check_one_partition_compile(True)  # the warp-specialized kernel needs no pass
     with pytest.raises(ValueError, match="must be a bool"):
         ptx_hints.check_one_partition_compile(0)
+
+
+LOAD_PTX = """.visible .entry gemm_kernel(
+	@%p6 cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%r91], [%rd6, {%r1, %r2, %r3}], [%r90];
+	// warpgemm:evict-first-begin %r97
+	@%p8 cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%r96], [%rd2, {%r1, %r97, %r3}], [%r90];
+	@%p8 bra.uni 	$L__BB0_4;
+	cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%r99], [%rd2, {%r1, %r98, %r3}], [%r90];
+$L__BB0_4:
+	// warpgemm:evict-first-end %r98
+	@%p22 cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%rd1, {%r187, %r188, %r189}], [%r190];
+"""
+
+
+def test_marked_loads_are_hinted_and_nothing_else_changes():
+    """The weight's TMA loads (between the markers, a branch inside allowed) get an evict-first policy; the other
+    operand's load and the store are untouched."""
+    out, loads, regions = ptx_hints.hint_marked_loads(LOAD_PTX)
+    assert (loads, regions) == (2, 1)
+    lines = out.splitlines()
+    assert "\t@%p6 cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%r91], [%rd6, " \
+           "{%r1, %r2, %r3}], [%r90];" in lines
+    assert "\t@%p8 cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint " \
+           "[%r96], [%rd2, {%r1, %r97, %r3}], [%r90], %l2ld; }" in lines
+    assert out.count("createpolicy.fractional.L2::evict_first.b64 %l2ld, 1.0;") == 2
+    assert ptx_hints.load_counts(out) == (1, 2)
+    assert ptx_hints.load_counts(LOAD_PTX) == (3, 0)
+    assert [l for l in lines if "L2::cache_hint" not in l and "createpolicy" not in l] == \
+        [l for l in LOAD_PTX.splitlines() if "complete_tx" not in l or "%r91" in l]
+
+
+@pytest.mark.parametrize("edit, why", [
+    (lambda p: p.replace("\t// warpgemm:evict-first-end %r98\n", ""), "left open"),
+    (lambda p: p.replace("[%r96]", "[%r96]\n\t// warpgemm:evict-first-begin %r5"), "inside an open region"),
+    (lambda p: p.replace("\t// warpgemm:evict-first-begin %r97\n", ""), "unopened region"),
+    (lambda p: "\n".join(l for l in p.split("\n") if not ("complete_tx" in l and "%rd2" in l)), "without a TMA load"),
+])
+def test_the_load_pass_refuses_ptx_of_another_shape(edit, why):
+    bad = edit(LOAD_PTX)
+    assert bad != LOAD_PTX
+    with pytest.raises(ValueError, match=why):
+        ptx_hints.hint_marked_loads(bad)
+
+
+def test_a_weight_hinted_variant_compiles_only_under_the_pass_and_never_with_clusters(monkeypatch, tmp_path):
+    import contextlib
+
+    from warpgemm.config import GemmConfig
+    from warpgemm.kernels.hopper import aot, gemm
+
+    with pytest.raises(ValueError, match="WEIGHT_HINT must be 0 or"):
+        ptx_hints.check_weight_hint_compile(True, 1)
+    with pytest.raises(ValueError, match="not for cluster"):
+        ptx_hints.check_weight_hint_compile(ptx_hints.LOAD_PASS_VERSION, 2)
+    monkeypatch.setattr(knobs.cache, "dir", str(tmp_path))
+    monkeypatch.setattr(gemm, "store_hints", lambda enabled=True: contextlib.nullcontext())  # compile_context's
+    with pytest.raises(Exception, match="outside .*store_hints"):
+        aot.compile_gemm(GemmConfig(64, 128, 64, 8, 4), a_batched=False, weight_hint=True)

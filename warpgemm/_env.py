@@ -38,6 +38,10 @@ K_ORDER = os.environ.get("WARPGEMM_K_ORDER", "serpentine").lower()
 if K_ORDER not in ("serpentine", "forward"):
     raise ValueError(f"WARPGEMM_K_ORDER must be serpentine or forward; got {K_ORDER!r}")
 
+# WARPGEMM_WEIGHT_HINT=0 leaves every TMA load without a cache hint. By default a dense product of few rows marks the
+# weight's loads evict-first in L2 (kernels/hopper/gemm.py, weight_evict_first): it streams the weight once.
+WEIGHT_HINT = os.environ.get("WARPGEMM_WEIGHT_HINT", "1").lower() in _TRUE
+
 _log = logging.getLogger("warpgemm")
 
 

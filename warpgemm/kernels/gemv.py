@@ -35,14 +35,15 @@ MAX_ROWS = 2
 def gemv_kernel(x_ptr, w_ptr, y_ptr, bias_ptr, M, N, K,  #
                 sxm, sxk, swn, sym, syn,  #
                 M_ROWS: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, HAS_BIAS: tl.constexpr,
-                EVEN_K: tl.constexpr, PDL: tl.constexpr = False):
+                EVEN_K: tl.constexpr, PDL: tl.constexpr = False, W_EVICT: tl.constexpr = ""):
     if PDL:
         # Programmatic dependent launch: let the next kernel's programs queue up now; wait for the previous
         # kernel (which may have written x or W) before reading anything.
         gdc_launch_dependents()
         gdc_wait()
     # W is (N, K) with unit stride along K (the nn.Linear layout); x is (M, K) with any strides, M <= M_ROWS (a
-    # power of two: rows past M read as zeros and are not stored).
+    # power of two: rows past M read as zeros and are not stored). W_EVICT: the weight's L2 eviction policy
+    # ("evict_first" with WARPGEMM_WEIGHT_HINT, as the wgmma kernel's weight-streaming launches: it is read once).
     rows = tl.program_id(0) * BLOCK_N + tl.arange(0, BLOCK_N)
     live = rows < N
     rows = tl.where(live, rows, 0)  # clamped rows read row 0: in bounds, never stored
@@ -54,10 +55,10 @@ def gemv_kernel(x_ptr, w_ptr, y_ptr, bias_ptr, M, N, K,  #
     for k0 in range(0, K, BLOCK_K):
         ks = k0 + tl.arange(0, BLOCK_K)
         if EVEN_K:
-            w = tl.load(w_rows + ks[None, :])
+            w = tl.load(w_rows + ks[None, :], eviction_policy=W_EVICT)
             x = tl.load(x_rows + ks[None, :].to(tl.int64) * sxk, mask=m_live, other=0.0)
         else:
-            w = tl.load(w_rows + ks[None, :], mask=ks[None, :] < K, other=0.0)
+            w = tl.load(w_rows + ks[None, :], mask=ks[None, :] < K, other=0.0, eviction_policy=W_EVICT)
             x = tl.load(x_rows + ks[None, :].to(tl.int64) * sxk, mask=m_live & (ks[None, :] < K), other=0.0)
         acc += w.to(tl.float32)[None, :, :] * x.to(tl.float32)[:, None, :]
     y = tl.sum(acc, 2)  # [M_ROWS, BLOCK_N]
@@ -65,6 +66,12 @@ def gemv_kernel(x_ptr, w_ptr, y_ptr, bias_ptr, M, N, K,  #
         y += tl.load(bias_ptr + rows, mask=live, other=0.0).to(tl.float32)[None, :]
     out = y_ptr + ms[:, None].to(tl.int64) * sym + rows[None, :].to(tl.int64) * syn
     tl.store(out, y.to(y_ptr.dtype.element_ty), mask=m_live & live[None, :])
+
+
+def weight_eviction() -> str:
+    """The GEMVs' L2 eviction policy for the weight: evict-first (each line is read once), unless
+    WARPGEMM_WEIGHT_HINT=0."""
+    return "evict_first" if _env.WEIGHT_HINT else ""
 
 
 class GemvLaunch:
@@ -94,7 +101,7 @@ class GemvLaunch:
             fn, block_n, block_k, warps, warps_param = g.gemv_rows_kernel, g.BLOCK_N, g.BLOCK_K, g.NUM_WARPS, True
         self.grid = triton.cdiv(N, block_n)
         constexprs = dict(M_ROWS=1 << (M - 1).bit_length(), BLOCK_N=block_n, BLOCK_K=block_k, HAS_BIAS=has_bias,
-                          EVEN_K=K % block_k == 0, PDL=_env.PDL)
+                          EVEN_K=K % block_k == 0, PDL=_env.PDL, W_EVICT=weight_eviction())
         self.kernel = CachedKernel(fn, constexprs, num_warps=warps, maxnreg=None, pdl=_env.PDL,
                                    num_warps_param=warps_param)
 

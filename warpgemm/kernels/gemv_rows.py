@@ -38,8 +38,9 @@ def _row_offsets(rows, row_stride, k_stride, CH: gl.constexpr, VEC: gl.constexpr
 @gluon.jit
 def gemv_rows_kernel(x_ptr, w_ptr, y_ptr, bias_ptr, M, N, K, sxm, sxk, swn, sym, syn,  #
                      M_ROWS: gl.constexpr, BLOCK_N: gl.constexpr, BLOCK_K: gl.constexpr, HAS_BIAS: gl.constexpr,
-                     EVEN_K: gl.constexpr, PDL: gl.constexpr, num_warps: gl.constexpr):
+                     EVEN_K: gl.constexpr, PDL: gl.constexpr, W_EVICT: gl.constexpr, num_warps: gl.constexpr):
     # x (M, K) with any strides (M <= M_ROWS, a power of two); W (N, K) with unit stride along K; y (M, N).
+    # W_EVICT: the weight's L2 eviction policy (gemv.weight_eviction).
     VEC: gl.constexpr = 8  # K elements per thread per step: 16 bytes of bf16/fp16
     CH: gl.constexpr = BLOCK_K // VEC
     gl.static_assert(CH == 32 * num_warps, "one 8-element piece of each row per thread per step")
@@ -63,10 +64,10 @@ def gemv_rows_kernel(x_ptr, w_ptr, y_ptr, bias_ptr, M, N, K, sxm, sxk, swn, sym,
     acc = gl.zeros([M_ROWS, BLOCK_N, CH], gl.float32, LA)
     for k0 in range(0, K, BLOCK_K):
         if EVEN_K:
-            w = gl.load(w_ptr + w_off + k0)
+            w = gl.load(w_ptr + w_off + k0, eviction_policy=W_EVICT)
             x = gl.load(x_ptr + x_off + k0.to(gl.int64) * sxk, mask=x_live, other=0.0)
         else:
-            w = gl.load(w_ptr + w_off + k0, mask=w_k < K - k0, other=0.0)
+            w = gl.load(w_ptr + w_off + k0, mask=w_k < K - k0, other=0.0, eviction_policy=W_EVICT)
             x = gl.load(x_ptr + x_off + k0.to(gl.int64) * sxk, mask=x_live & (x_k < K - k0), other=0.0)
         # The fold over the thread's 8 K: adds inside the thread, in a fixed order (bitwise repeatable).
         acc += gl.sum(gl.expand_dims(w.to(gl.float32), 0) * gl.expand_dims(x.to(gl.float32), 1), axis=3)

@@ -51,12 +51,12 @@ def _example_descriptor(block, dtype):
 
 def compile_gemm(cfg: GemmConfig, *, in_dtype=torch.bfloat16, out_dtype=torch.bfloat16, a_kmajor=True,
                  b_kmajor=True, a_batched=True, b_batched=False, has_bias=False, grouped=False, when=0,
-                 offs_table=False, ragged_k=False, scale=0):
+                 offs_table=False, ragged_k=False, scale=0, weight_hint=False):
     a_block, b_block, c_block = operand_blocks(cfg, a_kmajor, b_kmajor)
     descs = [_example_descriptor(a_block, in_dtype), _example_descriptor(b_block, in_dtype),
              _example_descriptor(c_block, out_dtype)]
     constexprs = kernel_constexprs(cfg, a_kmajor, b_kmajor, a_batched, b_batched, has_bias, grouped, when, offs_table,
-                                   ragged_k, scale)
+                                   ragged_k, scale, weight_hint)
     num_warps, maxnreg = launch_warps(cfg)
     signature = {name: mangle_type(d) for name, d in zip(("a_desc", "b_desc", "c_desc"), descs)}
     # A bias has the input dtype or fp32 (fp8 products: the output dtype or fp32).
@@ -146,8 +146,10 @@ def compile_group_gemm(tile: str, *, dtype=torch.bfloat16, b_kmajor=False, c_ali
 def _compile_gemv(fn, source_cls, block_n, block_k, warps, rows, dtype, out_dtype, K, has_bias, warps_param):
     """One of the GEMVs as the launches (kernels/gemv.GemvLaunch) specialize it for the nn.Linear layout: x and W
     rows contiguous along K, 16-byte aligned pointers, K and the row strides multiples of 16."""
+    from ..gemv import weight_eviction
+
     constexprs = dict(M_ROWS=rows, BLOCK_N=block_n, BLOCK_K=block_k, HAS_BIAS=has_bias, EVEN_K=K % block_k == 0,
-                      PDL=True)
+                      PDL=True, W_EVICT=weight_eviction())
     if warps_param:
         constexprs["num_warps"] = warps
     signature = {"x_ptr": _PTR_TYPES[dtype], "w_ptr": _PTR_TYPES[dtype], "y_ptr": _PTR_TYPES[out_dtype],

@@ -14,7 +14,7 @@ from ...heuristics import persistent_grid
 from .epilogue import RowBoundStoreEpilogue, RowBoundTransposedEpilogue, TmaStoreEpilogue, TransposedStoreEpilogue
 from .gemm_kernel import gemm_kernel
 from .partial_sums import PartialSumEpilogue
-from .ptx_hints import PASS_VERSION, store_hints
+from .ptx_hints import LOAD_PASS_VERSION, PASS_VERSION, store_hints
 from .expert_scheduler import EXPERT_SCHEDULERS, OFFS_GROUPS_MAX, RUN_ALWAYS, OffsExpertScheduler
 from .ragged_k import RaggedKScheduler
 from .scheduler import GroupedTileScheduler, PairedTileScheduler, StreamKScheduler
@@ -76,9 +76,31 @@ def k_serpentine(cfg: GemmConfig, grouped: bool, ragged_k: bool) -> bool:
             and cfg.split_k == 1 and cfg.cluster_m == 1 and cfg.warp_specialize)
 
 
+# Rows of x (per weight: all batches' rows where one weight serves every batch) up to which the weight's loads are
+# marked evict-first (weight_evict_first), and the longest K at which they are where several tiles read each weight
+# panel. Measured on `mid` (M = 128-512), notes/perf.md session 27.
+WEIGHT_HINT_MAX_ROWS = 256
+WEIGHT_HINT_MAX_SHARED_K = 16384
+
+
+def weight_evict_first(cfg: GemmConfig, rows_per_weight: int, k: int, grouped: bool = False,
+                       ragged_k: bool = False) -> bool:
+    """Whether the weight's TMA loads (B, or A under swap-AB) carry an L2 evict-first policy: dense products with at
+    most WEIGHT_HINT_MAX_ROWS rows of x against each weight, which stream it from HBM. Its lines then replace each
+    other instead of the rest of the L2 (the activations, and dirty lines whose write-back would share the HBM with
+    the stream). Where more than one tile reads each weight panel (tile-rows of x, or x-columns of swap-AB tiles),
+    they read it at nearly the same time, but over a long K they drift apart and the later one misses: so only up
+    to WEIGHT_HINT_MAX_SHARED_K there (at K = 28672 two readers lost 1-4%). Not for grouped or ragged-K products
+    (not measured), nor cluster pairs (the multicast pass owns their loads)."""
+    readers = -(-rows_per_weight // (cfg.block_n if cfg.swap_ab else cfg.block_m))
+    return (_env.WEIGHT_HINT and not (grouped or ragged_k) and cfg.cluster_m == 1
+            and 0 < rows_per_weight <= WEIGHT_HINT_MAX_ROWS and (readers == 1 or k <= WEIGHT_HINT_MAX_SHARED_K))
+
+
 def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched: bool, b_batched: bool,
                       has_bias: bool, grouped: bool = False, when: int = RUN_ALWAYS,
-                      offs_table: bool = False, ragged_k: bool = False, scale: int = 0) -> dict:
+                      offs_table: bool = False, ragged_k: bool = False, scale: int = 0,
+                      weight_hint: bool = False) -> dict:
     """The constexpr arguments of `gemm_kernel` for one variant (shared with the offline compile checks).
 
     grouped: the MoE form, A's rows in groups by a device table, B batched by group, row-bounded stores.
@@ -86,7 +108,10 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
     itself instead of a table (expert_scheduler.OffsExpertScheduler: at most OFFS_GROUPS_MAX groups, RUN_ALWAYS).
     ragged_k: the weight-gradient form, groups along K read through (t, j, x) operand views (ragged_k.py).
     scale: fp8 dequantization in the epilogue (epilogue.OutputScales): 0 none, 1 per tensor, 2 per row and column;
-    dense products only."""
+    dense products only. weight_hint: the weight's loads evict-first in L2 (weight_evict_first decides)."""
+    if weight_hint and (grouped or ragged_k or cfg.cluster_m > 1):
+        raise ValueError(f"weight_hint is for dense products without clusters; got {cfg.name}, grouped={grouped}, "
+                         f"ragged_k={ragged_k}")
     if scale and (grouped or ragged_k):
         raise ValueError(f"scaled (fp8) outputs are for dense products only; got grouped={grouped}, "
                          f"ragged_k={ragged_k}")
@@ -127,14 +152,17 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
                 SWAP_AB=cfg.swap_ab, RAGGED_K=ragged_k, L2_STORE_HINT=store_hint(ragged_k),
                 PRODUCER_REGS=cfg.producer_regs, CONSUMER_REGS=worker_consumer_regs(cfg), CLUSTER_M=cfg.cluster_m,
                 B_PIECES=cfg.b_pieces, WARP_SPECIALIZE=cfg.warp_specialize,
-                K_SERPENTINE=k_serpentine(cfg, grouped, ragged_k), SchedulerImpl=scheduler,
+                K_SERPENTINE=k_serpentine(cfg, grouped, ragged_k),
+                WEIGHT_HINT=LOAD_PASS_VERSION if weight_hint else 0, SchedulerImpl=scheduler,
                 EpilogueImpl=epilogue, PARTS_HASH=parts_source_hash())
 
 
 def compile_context(cfg: GemmConfig, constexprs: dict):
     """The context a variant compiles in: ptx_hints.store_hints() (its PTX hook) for the variants a PTX pass
-    rewrites (hinted stores, cluster pairs, the one-partition kernel's issue barriers), else a no-op one."""
-    return store_hints(bool(constexprs["L2_STORE_HINT"]) or cfg.cluster_m > 1 or not cfg.warp_specialize)
+    rewrites (hinted stores or weight loads, cluster pairs, the one-partition kernel's issue barriers), else a
+    no-op one."""
+    return store_hints(bool(constexprs["L2_STORE_HINT"]) or bool(constexprs["WEIGHT_HINT"]) or cfg.cluster_m > 1
+                       or not cfg.warp_specialize)
 
 
 def launch_uses_pdl(cfg: GemmConfig) -> bool:
@@ -171,6 +199,8 @@ class GemmLaunch:
             raise ValueError(f"offs_table needs 1 to {OFFS_GROUPS_MAX} groups, got {groups}")
         self.swap = cfg.swap_ab
         self.bound = None  # the prepared eager launch (launch.BoundLaunch), after the first launch
+        # Rows of x that read each weight (the caller's B): every batch's where one weight serves them all.
+        rows_per_weight = c.shape[1] * (1 if b_batched else c.shape[0])
         if self.swap:
             # The kernel computes c^T = b^T @ a^T: its A is the caller's B read transposed, and so on.
             a, b, a_batched, b_batched = swapped(b), swapped(a), b_batched, a_batched
@@ -212,7 +242,10 @@ class GemmLaunch:
             self.partial_elems = 0
         num_warps, maxnreg = launch_warps(cfg)
         constexprs = kernel_constexprs(cfg, a_kmajor, b_kmajor, a_batched, b_batched, has_bias, grouped=groups > 0,
-                                       when=when, offs_table=offs_table, ragged_k=ragged_k, scale=scale)
+                                       when=when, offs_table=offs_table, ragged_k=ragged_k, scale=scale,
+                                       weight_hint=weight_evict_first(cfg, rows_per_weight,
+                                                                      a.shape[2] if a_kmajor else a.shape[1],
+                                                                      groups > 0, ragged_k))
         self.kernel = CachedKernel(gemm_kernel, constexprs,
                                    num_warps, maxnreg,
                                    pdl=launch_uses_pdl(cfg) if pdl is None else pdl and _env.PDL,

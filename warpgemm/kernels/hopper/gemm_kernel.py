@@ -75,6 +75,12 @@ def _check_one_partition_compile(warp_specialize):
     check(warp_specialize)
 
 
+@gluon.constexpr_function
+def _check_weight_hint_compile(weight_hint, cluster_m):
+    from .ptx_hints import check_weight_hint_compile as check
+    check(weight_hint, cluster_m)
+
+
 @gluon.jit
 def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,  #
                 scale_a_ptr, scale_b_ptr,  #
@@ -84,13 +90,15 @@ def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, 
                 CONSUMERS: gl.constexpr, SWAP_AB: gl.constexpr, RAGGED_K: gl.constexpr, L2_STORE_HINT: gl.constexpr,
                 PRODUCER_REGS: gl.constexpr, CONSUMER_REGS: gl.constexpr, CLUSTER_M: gl.constexpr,
                 B_PIECES: gl.constexpr, WARP_SPECIALIZE: gl.constexpr, K_SERPENTINE: gl.constexpr,
-                SchedulerImpl: gl.constexpr, EpilogueImpl: gl.constexpr, PARTS_HASH: gl.constexpr,
+                WEIGHT_HINT: gl.constexpr, SchedulerImpl: gl.constexpr, EpilogueImpl: gl.constexpr, PARTS_HASH: gl.constexpr,
                 num_warps: gl.constexpr):
     # SCALE (fp8 inputs, epilogue.py): 0 none, 1 one fp32 scale per operand, 2 one per output row (scale_a) and one
     # per output column (scale_b), applied to the fp32 accumulator before the bias.
     # WARP_SPECIALIZE: False runs the mainloop in one partition (one_partition.py: no producer warp, no partition
     # start and end costs; one consumer, whole plain or swap-AB tiles).
     # K_SERPENTINE (gemm.k_serpentine): the producer reads the K steps of a program's odd units last to first.
+    # WEIGHT_HINT (gemm.weight_evict_first): 0, or ptx_hints.LOAD_PASS_VERSION where the weight's TMA loads carry an
+    # L2 evict-first policy (a PTX pass, as for L2_STORE_HINT; checked at trace time).
     # PARTS_HASH (launch.parts_source_hash): the Gluon parts' source, so that an edit to a method of a policy class
     # (reached through a constexpr, which Triton's cache key does not follow) cannot be served an old binary.
     # L2_STORE_HINT: the variant is compiled under ptx_hints.store_hints(), which marks its TMA stores evict-first
@@ -98,6 +106,7 @@ def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, 
     _check_hint_compile(L2_STORE_HINT)
     _check_cluster_compile(CLUSTER_M)
     _check_one_partition_compile(WARP_SPECIALIZE)
+    _check_weight_hint_compile(WEIGHT_HINT, CLUSTER_M)
     # A slots hold at least one warpgroup's 64 wgmma rows (partitions.GemmOperands.mma_m); a 32-row swap-AB box
     # fills the lower half of each (K-major A only: the rows must be the slot's outer dimension).
     a_bufs = gl.allocate_shared_memory(a_desc.dtype, a_slots_shape(STAGES, a_desc.block_type.shape, A_KMAJOR),
@@ -123,7 +132,7 @@ def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, 
     p = GemmOperands(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,
                      scale_a_ptr, scale_b_ptr, a_bufs, b_bufs, b_rest, ring, turns,
                      A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, SCALE, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB,
-                     RAGGED_K, CLUSTER_M, B_PIECES, K_SERPENTINE)
+                     RAGGED_K, CLUSTER_M, B_PIECES, K_SERPENTINE, WEIGHT_HINT)
     acc_layout: gl.constexpr = accumulator_layout(p.mma_m(), p.block_n_main(), num_warps,
                                                   a_desc.dtype.primitive_bitwidth)
     # A two-part tile's second accumulator (its rest columns); unused by other tiles.

@@ -61,12 +61,13 @@ class GemmOperands:
     CLUSTER_M: gl.constexpr
     B_PIECES: gl.constexpr
     K_SERPENTINE: gl.constexpr
+    WEIGHT_HINT: gl.constexpr
 
     @gluon.constexpr_function
     def __init__(self, a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,
                  scale_a_ptr, scale_b_ptr, a_bufs, b_bufs, b_rest, ring, turns,
                  A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, SCALE, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB,
-                 RAGGED_K, CLUSTER_M, B_PIECES, K_SERPENTINE):
+                 RAGGED_K, CLUSTER_M, B_PIECES, K_SERPENTINE, WEIGHT_HINT):
         self.a_desc = a_desc
         self.b_desc = b_desc
         self.c_desc = c_desc
@@ -96,6 +97,7 @@ class GemmOperands:
         self.CLUSTER_M = gl.constexpr(CLUSTER_M)
         self.B_PIECES = gl.constexpr(B_PIECES)
         self.K_SERPENTINE = gl.constexpr(K_SERPENTINE)
+        self.WEIGHT_HINT = gl.constexpr(WEIGHT_HINT)
 
     # Static tile shape, read off the operand descriptors' boxes (with SWAP_AB the output descriptor is C's, not
     # the product's: A is the caller's B transposed and the tile is stored transposed).
@@ -265,6 +267,17 @@ def multicast_end():
 
 
 @gluon.jit
+def evict_first_begin():
+    """Marks the start of TMA loads that the PTX pass (ptx_hints.hint_marked_loads) gives an L2 evict-first policy."""
+    gl.inline_asm_elementwise("// warpgemm:evict-first-begin $0", "=r", [], dtype=gl.int32, is_pure=False, pack=1)
+
+
+@gluon.jit
+def evict_first_end():
+    gl.inline_asm_elementwise("// warpgemm:evict-first-end $0", "=r", [], dtype=gl.int32, is_pure=False, pack=1)
+
+
+@gluon.jit
 def load_step(p: GemmOperands, work, kk, index, bar, pred=True):
     """Issue the TMA loads of K step kk of `work` into ring slot `index`, counted by `bar` (the slot's ready
     barrier), if `pred`: the producer partition's work per step, and the one-partition kernel's (one_partition.py)."""
@@ -286,10 +299,19 @@ def load_step(p: GemmOperands, work, kk, index, bar, pred=True):
         b_outer = work.batch if p.B_BATCHED else 0
         k = (work.k_first + kk) * BK
     mbarrier.expect(bar, nbytes, pred=pred)
+    # WEIGHT_HINT (gemm.weight_evict_first): the weight's loads (A under swap-AB, else B) are marked for an L2
+    # evict-first policy, so a weight streamed once replaces its own lines instead of the rest of the L2's.
+    if p.WEIGHT_HINT and p.SWAP_AB:
+        evict_first_begin()
     if p.A_KMAJOR:
         tma.async_copy_global_to_shared(p.a_desc, [a_outer, off_m, k], bar, p.a_slot(index), pred=pred)
     else:
         tma.async_copy_global_to_shared(p.a_desc, [a_outer, k, off_m], bar, p.a_slot(index), pred=pred)
+    if p.WEIGHT_HINT:
+        if p.SWAP_AB:
+            evict_first_end()
+        else:
+            evict_first_begin()
     if p.CLUSTER_M == 2:
         # Rank r of the pair loads rows [r * HALF, (r + 1) * HALF) of the B tile into both CTAs' slots.
         HALF: gl.constexpr = p.b_desc.block_type.shape[1]
@@ -314,6 +336,8 @@ def load_step(p: GemmOperands, work, kk, index, bar, pred=True):
         tma.async_copy_global_to_shared(p.b_desc, [b_outer, off_n, k], bar, p.b_bufs.index(index), pred=pred)
     else:
         tma.async_copy_global_to_shared(p.b_desc, [b_outer, k, off_n], bar, p.b_bufs.index(index), pred=pred)
+    if p.WEIGHT_HINT and not p.SWAP_AB:
+        evict_first_end()
 
 
 @gluon.jit

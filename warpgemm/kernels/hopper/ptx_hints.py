@@ -1,8 +1,9 @@
-"""PTX passes over gemm_kernel after Triton generates it: L2 cache hints on the TMA stores, the 2-CTA cluster
-form (TMA multicast of B, remote mbarrier arrives: `cluster_rewrite`, run for GemmConfig.cluster_m = 2 variants),
-and the one-partition kernel's issue barriers dropped (`drop_issue_barriers`, for warp_specialize=False variants),
-all compiled under the same `store_hints()` hook (`check_cluster_compile`, `check_one_partition_compile`). The rest
-of this text is the store hints'.
+"""PTX passes over gemm_kernel after Triton generates it: L2 cache hints on the TMA stores, an L2 evict-first policy
+on the weight's TMA loads (`hint_marked_loads`, for WEIGHT_HINT variants), the 2-CTA cluster form (TMA multicast of
+B, remote mbarrier arrives: `cluster_rewrite`, run for GemmConfig.cluster_m = 2 variants), and the one-partition
+kernel's issue barriers dropped (`drop_issue_barriers`, for warp_specialize=False variants), all compiled under the
+same `store_hints()` hook (`check_weight_hint_compile`, `check_cluster_compile`, `check_one_partition_compile`). The
+rest of this text is the store hints'.
 
 Why: where a GEMM writes far more than it reads (the MoE weight gradient writes a (G, M, N) output: 3.7 GB for
 128 experts at K7168 N2048, from 0.3 GB of inputs), the output streams through the 50 MB L2 and evicts the input
@@ -63,10 +64,14 @@ def store_counts(ptx: str) -> tuple[int, int]:
 
 
 _LOAD = re.compile(r"^(\t(?:@!?%p\d+ )?)(cp\.async\.bulk\.tensor\.\dd\.shared::cluster\.global\.mbarrier::complete_tx"
-                   r"::bytes)( \[.*\]);$")
+                   r"::bytes)( \[.*\]);$", re.M)
 _ARRIVE = re.compile(r"^\t((?:@!?%p\d+ )?)mbarrier\.arrive\.shared::cta\.b64 _, \[(%r\d+)\];$")
 # A basic-block label or a branch: the end of straight-line code.
 _BRANCH = re.compile(r"^(\$L__BB\d+_\d+:|\t(?:@!?%p\d+ )?bra(?:\.uni)? )")
+EVICT_FIRST_BEGIN = "// warpgemm:evict-first-begin"
+EVICT_FIRST_END = "// warpgemm:evict-first-end"
+# Bump when the load rewrite changes: WEIGHT_HINT variants carry it, as L2_STORE_HINT carries PASS_VERSION.
+LOAD_PASS_VERSION = 1
 MULTICAST_BEGIN = "// warpgemm:multicast-begin"
 MULTICAST_END = "// warpgemm:multicast-end"
 REMOTE_ARRIVE = "// warpgemm:remote-arrive"
@@ -139,6 +144,45 @@ def cluster_rewrite(ptx: str, cluster: int = 2) -> tuple[str, int, int]:
     return "\n".join(out), loads, arrives
 
 
+def hint_marked_loads(ptx: str, policy: str = "evict_first") -> tuple[str, int, int]:
+    """(ptx with every TMA load between evict-first markers given an L2 `policy`, loads hinted, marked regions).
+
+    Triton 3.6's Gluon TMA load takes no cache hint; the kernel marks the weight's loads with comments
+    (partitions.evict_first_begin/end) and each load there gains `.L2::cache_hint` with a
+    `createpolicy.fractional.L2::<policy>` made just before it in its own PTX scope. A region may span branches (a
+    predicated load, Triton's elected issuing lane) but must close, and must hold a load."""
+    out, loads, regions = [], 0, 0
+    open_loads = None  # loads seen in the open region; None outside one
+
+    def refuse(why):
+        raise ValueError(f"load-hint PTX pass: {why}; triton's PTX no longer has the shape this pass was written for")
+
+    for line in ptx.split("\n"):
+        if EVICT_FIRST_BEGIN in line:
+            if open_loads is not None:
+                refuse("an evict-first-begin marker inside an open region")
+            open_loads = 0
+        elif EVICT_FIRST_END in line:
+            if not open_loads:
+                refuse("an evict-first region without a TMA load" if open_loads == 0 else "an unopened region closed")
+            open_loads = None
+            regions += 1
+        elif open_loads is not None and (m := _LOAD.match(line)):
+            line = (f"\t{{ .reg .b64 %l2ld; createpolicy.fractional.L2::{policy}.b64 %l2ld, 1.0;\n"
+                    f"{m.group(1)}{m.group(2)}.L2::cache_hint{m.group(3)}, %l2ld; }}")
+            open_loads += 1
+            loads += 1
+        out.append(line)
+    if open_loads is not None:
+        refuse("an evict-first region is left open at the end of the PTX")
+    return "\n".join(out), loads, regions
+
+
+def load_counts(ptx: str) -> tuple[int, int]:
+    """(plain, hinted) TMA loads in `ptx`: what the compile checks assert on."""
+    return len(_LOAD.findall(ptx)), ptx.count("complete_tx::bytes.L2::cache_hint [")
+
+
 # Issue operations of the one-partition kernel (one_partition.py): mbarrier inits and expect-tx arrives (made by the
 # program's thread 0) and TMA loads (Triton may split one box into chunks issued by different warps' elected lanes).
 _ISSUE = re.compile(r"^\t(?:@!?%p\d+ )?(?:mbarrier\.init\.|mbarrier\.arrive\.expect_tx\.|"
@@ -194,6 +238,7 @@ def _hook(previous):
         _thread.tracing = 0
         _thread.cluster = 1
         _thread.one_partition = False
+        _thread.weight_hint = 0
         if previous is not None:
             previous(backend, stages, options, language, capability)
         make_ptx = stages["ptx"]
@@ -205,9 +250,20 @@ def _hook(previous):
             _thread.cluster = 1
             one_partition = getattr(_thread, "one_partition", False)
             _thread.one_partition = False
+            weight_hint = getattr(_thread, "weight_hint", 0)
+            _thread.weight_hint = 0
             ptx = make_ptx(src, metadata)
             if KERNEL_ENTRY not in ptx:
                 return ptx
+            if weight_hint == LOAD_PASS_VERSION:
+                # Before the cluster pass (which never meets these markers: check_weight_hint_compile).
+                try:
+                    ptx, loads, regions = hint_marked_loads(ptx)
+                except ValueError as e:
+                    raise RuntimeError(f"warpgemm: {e}: the weight-hinted variant cannot be built") from None
+                if regions != ptx.count(EVICT_FIRST_END) or loads < regions:
+                    raise RuntimeError(f"warpgemm: the load-hint PTX pass hinted {loads} TMA loads in {regions} "
+                                       "marked regions: triton's PTX has changed")
             if one_partition:
                 ptx, _ = drop_issue_barriers(ptx)
             if cluster > 1:
@@ -292,3 +348,18 @@ def check_one_partition_compile(warp_specialize) -> None:
         raise RuntimeError("gemm_kernel with WARP_SPECIALIZE False is being compiled outside "
                            "warpgemm.kernels.hopper.ptx_hints.store_hints() on this thread")
     _thread.one_partition = not warp_specialize
+
+
+def check_weight_hint_compile(weight_hint, cluster_m) -> None:
+    """Called while gemm_kernel is traced: a WEIGHT_HINT variant must compile under store_hints() (whose PTX hook
+    hints its marked loads: hint_marked_loads), and the PTX stage of this compile is told to. Not with clusters:
+    their multicast regions would nest inside the weight's."""
+    if isinstance(weight_hint, bool) or weight_hint not in (0, LOAD_PASS_VERSION):
+        raise ValueError(f"WEIGHT_HINT must be 0 or {LOAD_PASS_VERSION} (the load pass's version), got {weight_hint!r}")
+    if weight_hint and cluster_m > 1:
+        raise ValueError("WEIGHT_HINT is not for cluster variants (CLUSTER_M > 1)")
+    if weight_hint and not hints_active():
+        raise RuntimeError("gemm_kernel with WEIGHT_HINT set is being compiled outside "
+                           "warpgemm.kernels.hopper.ptx_hints.store_hints() on this thread: its loads would not be "
+                           "hinted")
+    _thread.weight_hint = weight_hint
