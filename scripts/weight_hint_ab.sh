@@ -15,9 +15,9 @@ for run in $(seq 1 "$RUNS"); do
         mid-b2b) args="mid --back-to-back --rounds 2" ;;
         decode) args="decode --rounds 2" ;;
         small) args="small" ;;
-        fp8-decode) args="fp8 --suite decode" ;;
+        fp8-decode) args="fp8 --suite decode --rounds 2" ;;
         fp8-small) args="fp8 --suite small" ;;
-        fp8-mid) args="fp8 --suite mid" ;;
+        fp8-mid) args="fp8 --suite mid --rounds 3" ;;
         *) echo "unknown suite $suite" >&2; exit 2 ;;
       esac
       WARPGEMM_WEIGHT_HINT=$h python3 -m warpgemm bench $args --json "$OUT/${suite}_h${h}_r${run}.json" \

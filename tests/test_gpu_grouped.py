@@ -463,7 +463,8 @@ def test_ragged_k_dtypes(dtype, out_dtype):
 
 def test_ragged_k_launch_runs_the_store_hinted_binary():
     """The JIT path compiles the ragged-K variant under the PTX pass (kernels/hopper/ptx_hints.py): the binary it
-    launches carries evict-first TMA stores, and a dense GEMM's does not."""
+    launches carries evict-first TMA stores, and a dense GEMM's does not (a dense GEMM of few rows hints its weight
+    loads instead: gemm.weight_evict_first)."""
     from warpgemm.ops import grouped_ragged_k
     from warpgemm.ops.gemm_impl import _PLANS
 
@@ -479,7 +480,17 @@ def test_ragged_k_launch_runs_the_store_hinted_binary():
              if getattr(p, "config", None) is not None and getattr(p.launch, "kernel", None) is not None
              and p.launch.kernel.compiled is not None]
     assert dense, "no compiled dense plan to check"
-    assert all(".L2::cache_hint" not in k.asm["ptx"] for k in dense)
+    assert all(".bulk_group.L2::cache_hint" not in k.asm["ptx"] for k in dense)
+    # 128 rows against the weight: its loads are hinted, the activations' and the stores are not.
+    ref = a[:128].float() @ w.float().T
+    y = warpgemm.matmul(a[:128], w.T)
+    assert ((y.float() - ref).norm() / ref.norm()).item() < 1e-2
+    few = [p.launch.kernel for p in _PLANS.values() if getattr(p, "config", None) is not None
+           and getattr(p.launch, "kernel", None) is not None and p.launch.kernel.constexprs.get("WEIGHT_HINT")]
+    assert few, "no weight-hinted plan for 128 rows"
+    ptx = few[0].compiled.asm["ptx"]
+    assert "complete_tx::bytes.L2::cache_hint" in ptx and ".bulk_group.L2::cache_hint" not in ptx
+    assert "complete_tx::bytes [" in ptx  # the activations' loads stay plain
 
 
 RAGGED_CONFIGS = [c for c in SHIPPED_CONFIGS if forced_config_problem(c) is None]
