@@ -11,6 +11,7 @@ alone would gain. Timed as `bench dense` times (do_bench after an L2 flush, alte
 """
 import dataclasses
 import json
+import os
 import sys
 
 import torch
@@ -18,7 +19,9 @@ import torch
 import warpgemm
 from warpgemm.bench.timing import rounds_ms, warm_gpu
 from warpgemm.config import GemmConfig
-from warpgemm.ops.gemm_impl import resolve_config
+
+sys.path.insert(0, os.path.dirname(__file__))
+from tile_timeline_probe import weight_product  # noqa: E402
 
 DEFAULT = ["8192x8192x8192", "16384x4096x14336", "4096x14336x4096", "16384x8192x8192", "4096x4096x14336",
            "1024x28672x8192", "512x14336x4096", "1024x14336x4096", "256x28672x8192", "512x28672x8192"]
@@ -31,11 +34,7 @@ def main():
     rows = []
     print(f"{'shape':>18} {'whole':>8} {'streamk':>8} {'cuBLAS':>8} {'sk/whole':>8} {'whole/cu':>8}")
     for M, N, K in shapes:
-        torch.manual_seed(0)
-        a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
-        w = torch.randn(N, K, device="cuda", dtype=torch.bfloat16)
-        cfg, _ = resolve_config(None, a.unsqueeze(0), torch.empty(1, M, N, device="meta", dtype=a.dtype),
-                                w.T.unsqueeze(0))
+        a, w, cfg = weight_product(M, N, K)
         try:
             sk = dataclasses.replace(cfg, stream_k=True)
             warpgemm.explain(a, w.T, config=sk)

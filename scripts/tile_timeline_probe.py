@@ -35,6 +35,15 @@ DEFAULT = ["8192x8192x8192", "4096x4096x4096", "2048x2048x2048", "16384x4096x143
            "128x14336x4096", "512x28672x8192"]
 
 
+def weight_product(M: int, N: int, K: int):
+    """(x, W, the heuristics' GemmConfig) of x @ W.T with random bf16 operands (seed 0), W an (N, K) weight."""
+    torch.manual_seed(0)
+    a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
+    w = torch.randn(N, K, device="cuda", dtype=torch.bfloat16)
+    cfg, _ = resolve_config(None, a.unsqueeze(0), torch.empty(1, M, N, device="meta", dtype=a.dtype), w.T.unsqueeze(0))
+    return a, w, cfg
+
+
 def _signed(x: int) -> int:
     x &= 0xFFFFFFFF
     return x - (1 << 32) if x >= (1 << 31) else x
@@ -107,11 +116,7 @@ def main():
     print(f"{'shape':>18} {'config':>26} {'grid':>4} {'us':>8} {'gain':>6} {'idle':>6} {'cv':>6} "
           f"{'tmin/tmax':>10} {'start':>6}")
     for M, N, K in shapes:
-        torch.manual_seed(0)
-        a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
-        w = torch.randn(N, K, device="cuda", dtype=torch.bfloat16)
-        cfg, _ = resolve_config(None, a.unsqueeze(0), torch.empty(1, M, N, device="meta", dtype=a.dtype),
-                                w.T.unsqueeze(0))
+        a, w, cfg = weight_product(M, N, K)
         tile = cfg.block_m * cfg.block_n
         cfg = dataclasses.replace(cfg, stream_k=True) if stream_k else None
         plan = warpgemm.explain(a, w.T, config=cfg)
