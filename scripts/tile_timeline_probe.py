@@ -9,7 +9,8 @@ With scripts/stream_k_tail_hybrid.diff applied too, stream-K covers only the las
 
 The patch makes consumer 0 of every program write %globaltimer_lo at its start, after each unit's store is issued
 and after its last store drained, with its %smid and unit count, into 64 floats per program of the partials
-argument, past the two stream-K partial tiles per program (this script sizes the buffer so). Each call runs after an L2 flush, as do_bench times.
+argument, past the two stream-K partial tiles per program (this script sizes the buffer so). Each call runs after
+an L2 flush, as do_bench times.
 
 Reading (session 27): a static walk gives every program the same number of tiles, so the kernel lasts as long as
 its slowest program; if programs run at unequal speeds (their SM's place on the L2 fabric, their GPC's load), a

@@ -204,8 +204,16 @@ def test_weight_loads_are_evict_first_only_for_dense_products_of_few_rows(monkey
     # K = 28672 with x's 128 rows over two 64-row tile-rows: not hinted; a one-row decode tile is.
     assert not hinted(meta(1, 128, 28672), meta(8192, 28672).t().unsqueeze(0), meta(1, 128, 8192))
     assert hinted(meta(1, 16, 28672), meta(8192, 28672).t().unsqueeze(0), meta(1, 16, 8192))
+    import warpgemm
+
+    x = torch.empty(128, 4096, dtype=BF, device="meta")
+    gemm_impl.forget_plans()
+    assert "B's loads evict-first in L2" in warpgemm.explain(x, meta(14336, 4096).t())
     monkeypatch.setattr(_env, "WEIGHT_HINT", False)
     assert not weight_evict_first(SMALL, 128, 4096)
+    gemm_impl.forget_plans()
+    assert "evict-first" not in warpgemm.explain(x, meta(14336, 4096).t())
+    gemm_impl.forget_plans()
 
 
 def test_few_rows_and_short_k_take_32_row_swap_tiles_of_a_k_major_weight():

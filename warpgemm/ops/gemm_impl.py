@@ -252,7 +252,8 @@ def _hopper_bmm(a3, b3, bias, c3, config, choice) -> None:
 def describe_plan(c3, a3, choice: PathChoice, plan) -> str:
     head = f"gemm batches={c3.shape[0]} M={c3.shape[1]} N={c3.shape[2]} K={a3.shape[2]} {a3.dtype}->{c3.dtype}"
     if isinstance(plan, GemvPlan):
-        return f"{head}; path=gemv ({plan.config_reason}); operands read and C written in place"
+        hint = "; W's loads evict-first in L2" if plan.launch.kernel.constexprs.get("W_EVICT") else ""
+        return f"{head}; path=gemv ({plan.config_reason}); operands read and C written in place{hint}"
     def orient(copied, geom, name, kmajor_dim):
         if copied:
             return f"{name} copied into a padded buffer (strides not TMA-legal)"
@@ -267,14 +268,19 @@ def describe_plan(c3, a3, choice: PathChoice, plan) -> str:
         "C staged through a padded buffer" if plan.c_staged else "C written in place",
         _launch_order(plan.launch),
     ]
+    if any(k.constexprs.get("WEIGHT_HINT") for k in _kernels(plan.launch)):
+        parts.append("B's loads evict-first in L2 (few rows stream it once)")
     return "; ".join(parts)
+
+
+def _kernels(launch) -> list:
+    return [launch.main.kernel, launch.tail.kernel] if hasattr(launch, "tail") else [launch.kernel]
 
 
 def _launch_order(launch) -> str:
     """Whether the launch(es) start under the kernel before them (programmatic dependent launch) or after it."""
-    kernels = [launch.main.kernel, launch.tail.kernel] if hasattr(launch, "tail") else [launch.kernel]
     modes = ["starts under the kernel before it (PDL)" if k.pdl else "starts after the kernel before it"
-             for k in kernels]
+             for k in _kernels(launch)]
     return f"launch {modes[0]}" if len(modes) == 1 else f"main launch {modes[0]}, tail launch {modes[1]}"
 
 
