@@ -14,7 +14,7 @@ if [ "${SKIP_BENCH:-0}" != "1" ]; then
     tail -40 "$out/bench_decode.log"
 fi
 if [ -n "${SWEEP_M:-}" ]; then
-    cfg=${CONFIGS:-$($py -c "from warpgemm.bench.sweep import DECODE_CANDIDATES as C; print(','.join(c.name for c in C))")}
+    cfg=${CONFIGS:-$($py -c "from warpgemm.candidates import DECODE_CANDIDATES as C; print(','.join(c.name for c in C))")}
     timeout "${SWEEP_LIMIT:-300}" $py -m warpgemm bench decode --rounds 1 --no-eager --m "$SWEEP_M" --configs "$cfg" \
         --json "$out/sweep_decode.json" > "$out/sweep_decode.log" 2>&1
     grep -v "^\s*$" "$out/sweep_decode.log" | head -200 | cut -c1-150
