@@ -83,7 +83,8 @@ def candidates_for(variants):
             rows = 1 << (m - 1).bit_length()
             if kind == "rows":
                 ck = CachedKernel(gemv_rows_kernel, dict(M_ROWS=rows, BLOCK_N=bn, BLOCK_K=bk, HAS_BIAS=False,
-                                                         EVEN_K=True, PDL=True), num_warps=nw, maxnreg=None, pdl=True)
+                                                         EVEN_K=True, PDL=True, W_EVICT=""), num_warps=nw,
+                                  maxnreg=None, pdl=True)
             else:
                 ck = CachedKernel(gemv_ring_kernel, dict(M_ROWS=rows, BLOCK_N=bn, BLOCK_K=bk, STAGES=extra),
                                   num_warps=nw, maxnreg=None, pdl=True)

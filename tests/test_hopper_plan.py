@@ -174,17 +174,21 @@ def test_weight_loads_are_evict_first_only_for_dense_products_of_few_rows(monkey
     swap = GemmConfig(64, 16, 256, 5, 4, swap_ab=True)
     long_k = WEIGHT_HINT_MAX_SHARED_K + 64
     for cfg in (SMALL, LARGE, swap, swap.replace(stream_k=True), SMALL.replace(warp_specialize=False, stages=4)):
-        assert weight_evict_first(cfg, WEIGHT_HINT_MAX_ROWS, 4096), cfg.name
-        assert not weight_evict_first(cfg, WEIGHT_HINT_MAX_ROWS + 1, 4096), cfg.name
-    # One tile reads each weight panel: any K. Two or more (x's rows over two tile-rows, or x-columns): K <= 16384.
-    assert weight_evict_first(SMALL, SMALL.block_m, long_k)
-    assert weight_evict_first(swap, 16, long_k)
-    assert not weight_evict_first(SMALL, SMALL.block_m + 1, long_k)
-    assert not weight_evict_first(swap, 17, long_k)
-    assert weight_evict_first(SMALL, SMALL.block_m + 1, WEIGHT_HINT_MAX_SHARED_K)
-    assert not weight_evict_first(LARGE.replace(cluster_m=2), 128, 4096)
-    assert not weight_evict_first(SMALL, 128, 4096, grouped=True)
-    assert not weight_evict_first(SMALL, 128, 4096, ragged_k=True)
+        assert weight_evict_first(cfg, 1, WEIGHT_HINT_MAX_ROWS, 4096), cfg.name
+        assert not weight_evict_first(cfg, 1, WEIGHT_HINT_MAX_ROWS + 1, 4096), cfg.name
+        assert not weight_evict_first(cfg, 3, WEIGHT_HINT_MAX_ROWS // 2, 4096), cfg.name  # 3 batches share it
+    # One tile reads each weight panel: any K. Two or more (x's rows over two tile-rows, x-columns, or batches that
+    # share the weight, each with its own tiles): K <= 16384.
+    assert weight_evict_first(SMALL, 1, SMALL.block_m, long_k)
+    assert weight_evict_first(swap, 1, 16, long_k)
+    assert not weight_evict_first(SMALL, 1, SMALL.block_m + 1, long_k)
+    assert not weight_evict_first(swap, 1, 17, long_k)
+    assert not weight_evict_first(swap, 4, 8, long_k)
+    assert weight_evict_first(swap, 4, 8, WEIGHT_HINT_MAX_SHARED_K)
+    assert weight_evict_first(SMALL, 1, SMALL.block_m + 1, WEIGHT_HINT_MAX_SHARED_K)
+    assert not weight_evict_first(LARGE.replace(cluster_m=2), 1, 128, 4096)
+    assert not weight_evict_first(SMALL, 1, 128, 4096, grouped=True)
+    assert not weight_evict_first(SMALL, 1, 128, 4096, ragged_k=True)
     assert kernel_constexprs(SMALL, True, True, False, False, False, weight_hint=True)["WEIGHT_HINT"] == \
         LOAD_PASS_VERSION
     assert kernel_constexprs(SMALL, True, True, False, False, False)["WEIGHT_HINT"] == 0
@@ -210,7 +214,7 @@ def test_weight_loads_are_evict_first_only_for_dense_products_of_few_rows(monkey
     gemm_impl.forget_plans()
     assert "B's loads evict-first in L2" in warpgemm.explain(x, meta(14336, 4096).t())
     monkeypatch.setattr(_env, "WEIGHT_HINT", False)
-    assert not weight_evict_first(SMALL, 128, 4096)
+    assert not weight_evict_first(SMALL, 1, 128, 4096)
     gemm_impl.forget_plans()
     assert "evict-first" not in warpgemm.explain(x, meta(14336, 4096).t())
     gemm_impl.forget_plans()

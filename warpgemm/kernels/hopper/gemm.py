@@ -83,18 +83,19 @@ WEIGHT_HINT_MAX_ROWS = 256
 WEIGHT_HINT_MAX_SHARED_K = 16384
 
 
-def weight_evict_first(cfg: GemmConfig, rows_per_weight: int, k: int, grouped: bool = False,
+def weight_evict_first(cfg: GemmConfig, batches: int, rows: int, k: int, grouped: bool = False,
                        ragged_k: bool = False) -> bool:
-    """Whether the weight's TMA loads (B, or A under swap-AB) carry an L2 evict-first policy: dense products with at
-    most WEIGHT_HINT_MAX_ROWS rows of x against each weight, which stream it from HBM. Its lines then replace each
-    other instead of the rest of the L2 (the activations, and dirty lines whose write-back would share the HBM with
-    the stream). Where more than one tile reads each weight panel (tile-rows of x, or x-columns of swap-AB tiles),
-    they read it at nearly the same time, but over a long K they drift apart and the later one misses: so only up
-    to WEIGHT_HINT_MAX_SHARED_K there (at K = 28672 two readers lost 1-4%). Not for grouped or ragged-K products
-    (not measured), nor cluster pairs (the multicast pass owns their loads)."""
-    readers = -(-rows_per_weight // (cfg.block_n if cfg.swap_ab else cfg.block_m))
+    """Whether the weight's TMA loads (B, or A under swap-AB) carry an L2 evict-first policy: dense products whose
+    weight is read by at most WEIGHT_HINT_MAX_ROWS rows of x (`batches` batches of `rows` rows share it), which stream
+    it from HBM. Its lines then replace each other instead of the rest of the L2 (the activations, and dirty lines
+    whose write-back would share the HBM with the stream). Where more than one tile reads each weight panel (tile-rows
+    of x in each batch, or x-columns of swap-AB tiles), they read it at nearly the same time, but over a long K they
+    drift apart and the later one misses: so only up to WEIGHT_HINT_MAX_SHARED_K there (at K = 28672 two readers
+    lost 1-4%). Not for grouped or ragged-K products (not measured), nor cluster pairs (the multicast pass owns
+    their loads)."""
+    readers = batches * -(-rows // (cfg.block_n if cfg.swap_ab else cfg.block_m))
     return (_env.WEIGHT_HINT and not (grouped or ragged_k) and cfg.cluster_m == 1
-            and 0 < rows_per_weight <= WEIGHT_HINT_MAX_ROWS and (readers == 1 or k <= WEIGHT_HINT_MAX_SHARED_K))
+            and 0 < batches * rows <= WEIGHT_HINT_MAX_ROWS and (readers == 1 or k <= WEIGHT_HINT_MAX_SHARED_K))
 
 
 def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched: bool, b_batched: bool,
@@ -199,8 +200,8 @@ class GemmLaunch:
             raise ValueError(f"offs_table needs 1 to {OFFS_GROUPS_MAX} groups, got {groups}")
         self.swap = cfg.swap_ab
         self.bound = None  # the prepared eager launch (launch.BoundLaunch), after the first launch
-        # Rows of x that read each weight (the caller's B): every batch's where one weight serves them all.
-        rows_per_weight = c.shape[1] * (1 if b_batched else c.shape[0])
+        # Batches of x that read each weight (the caller's B): all of them where one weight serves them all.
+        weight_batches = 1 if b_batched else c.shape[0]
         if self.swap:
             # The kernel computes c^T = b^T @ a^T: its A is the caller's B read transposed, and so on.
             a, b, a_batched, b_batched = swapped(b), swapped(a), b_batched, a_batched
@@ -243,7 +244,7 @@ class GemmLaunch:
         num_warps, maxnreg = launch_warps(cfg)
         constexprs = kernel_constexprs(cfg, a_kmajor, b_kmajor, a_batched, b_batched, has_bias, grouped=groups > 0,
                                        when=when, offs_table=offs_table, ragged_k=ragged_k, scale=scale,
-                                       weight_hint=weight_evict_first(cfg, rows_per_weight,
+                                       weight_hint=weight_evict_first(cfg, weight_batches, c.shape[1],
                                                                       a.shape[2] if a_kmajor else a.shape[1],
                                                                       groups > 0, ragged_k))
         self.kernel = CachedKernel(gemm_kernel, constexprs,

@@ -255,8 +255,11 @@ def _hook(previous):
             ptx = make_ptx(src, metadata)
             if KERNEL_ENTRY not in ptx:
                 return ptx
+            if one_partition:
+                ptx, _ = drop_issue_barriers(ptx)
             if weight_hint == LOAD_PASS_VERSION:
-                # Before the cluster pass (which never meets these markers: check_weight_hint_compile).
+                # After the barrier pass (which knows the plain load lines, not hinted ones) and before the cluster
+                # pass (which never meets these markers: check_weight_hint_compile).
                 try:
                     ptx, loads, regions = hint_marked_loads(ptx)
                 except ValueError as e:
@@ -264,8 +267,6 @@ def _hook(previous):
                 if regions != ptx.count(EVICT_FIRST_END) or loads < regions:
                     raise RuntimeError(f"warpgemm: the load-hint PTX pass hinted {loads} TMA loads in {regions} "
                                        "marked regions: triton's PTX has changed")
-            if one_partition:
-                ptx, _ = drop_issue_barriers(ptx)
             if cluster > 1:
                 # Without the rewrite a cluster kernel would wait forever for its peer's half of B: refuse it.
                 expected = ptx.count(MULTICAST_BEGIN), ptx.count(REMOTE_ARRIVE)
