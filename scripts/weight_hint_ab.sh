@@ -13,6 +13,8 @@ for run in $(seq 1 "$RUNS"); do
       case $suite in
         mid) args="mid --rounds 3" ;;
         mid-b2b) args="mid --back-to-back --rounds 2" ;;
+        mid-nn) args="mid --layout nn --rounds 3" ;;
+        mid-fp16) args="mid --dtype fp16 --rounds 3" ;;
         decode) args="decode --rounds 2" ;;
         small) args="small" ;;
         fp8-decode) args="fp8 --suite decode --rounds 2" ;;
