@@ -335,3 +335,17 @@ def test_a_weight_hinted_variant_compiles_only_under_the_pass_and_never_with_clu
     monkeypatch.setattr(gemm, "store_hints", lambda enabled=True: contextlib.nullcontext())  # compile_context's
     with pytest.raises(Exception, match="outside .*store_hints"):
         aot.compile_gemm(GemmConfig(64, 128, 64, 8, 4), a_batched=False, weight_hint=True)
+
+
+def test_the_hook_refuses_a_weight_hinted_compile_without_markers():
+    """A variant traced with WEIGHT_HINT whose PTX lost its markers would run unhinted under its hinted key."""
+    stages = {"ptx": lambda src, metadata: LOAD_PTX.replace("\t// warpgemm:evict-first-begin %r97\n", "")
+              .replace("\t// warpgemm:evict-first-end %r98\n", "")}
+    ptx_hints._hook(None)(None, stages, None, None, 90)
+    ptx_hints._thread.weight_hint = ptx_hints.LOAD_PASS_VERSION  # what check_weight_hint_compile leaves
+    with pytest.raises(RuntimeError, match="no marked TMA loads"):
+        stages["ptx"](None, {"name": "gemm_kernel"})
+    stages = {"ptx": lambda src, metadata: LOAD_PTX}
+    ptx_hints._hook(None)(None, stages, None, None, 90)
+    ptx_hints._thread.weight_hint = ptx_hints.LOAD_PASS_VERSION
+    assert ptx_hints.load_counts(stages["ptx"](None, {"name": "gemm_kernel"})) == (1, 2)
