@@ -204,6 +204,36 @@ def test_decode_shapes_swap_ab_with_stream_k():
     assert not choose_config(1, 65, 4096, 4096, torch.bfloat16, torch.bfloat16, 132)[0].swap_ab
 
 
+def test_17_to_64_rows_take_32_row_tiles_where_64_row_ones_leave_half_the_sms_idle():
+    from warpgemm.heuristics import DECODE, DECODE_HALF, DECODE_SHORT_K
+
+    pick = lambda m, n, k, batches=1, sms=132: choose_config(batches, m, n, k, torch.bfloat16,  # noqa: E731
+                                                              torch.bfloat16, sms)[0]
+    for k in (4096, 14336):
+        assert pick(32, 4096, k) == DECODE_HALF[32] and pick(17, 4096, k) == DECODE_HALF[32]
+        assert pick(64, 4096, k) == DECODE_HALF[64] and pick(33, 4096, k) == DECODE_HALF[64]
+        assert pick(32, 8192, k) == DECODE[32] and pick(64, 8192, k) == DECODE[64]  # 128 tiles: most SMs busy
+    assert pick(16, 4096, 4096) == DECODE_SHORT_K and pick(16, 4096, 14336) == DECODE[16]  # up to 16 rows: K decides
+    assert pick(32, 4224, 4096) == DECODE_HALF[32] and pick(32, 4225, 4096) == DECODE[32]  # 66 tiles of 64 rows
+    assert pick(32, 4096, 4096, batches=2) == DECODE[32]  # two weights' 128 tiles
+    assert pick(32, 4096, 4096, sms=78) == DECODE[32]  # fewer SMs: 64 tiles are most of them
+    for cfg in DECODE_HALF.values():
+        assert cfg.block_m == 32 and cfg.swap_ab and check_config(cfg, torch.bfloat16, torch.bfloat16) is None
+
+
+def test_512_to_640_rows_keep_the_one_wave_tile_over_two_waves():
+    from warpgemm.heuristics import LARGE
+
+    pick = lambda m, n, k=4096, batches=1: choose_config(batches, m, n, k, torch.bfloat16,  # noqa: E731
+                                                          torch.bfloat16, 132)[0]
+    assert pick(512, 14336) == LARGE_ONE_WAVE and pick(640, 12288) == LARGE_ONE_WAVE  # 224 / 240 128x256 tiles
+    assert pick(512, 8192) == LARGE_ONE_WAVE  # 128 tiles: one wave, as before
+    assert pick(768, 11008) == LARGE  # six tile-rows: measured no gain
+    assert pick(512, 28672, 8192) == LARGE  # 448 tiles: more than two waves (its tail split stays)
+    assert pick(512, 7168, batches=2) == LARGE  # batched (2 x 112 tiles): not measured
+    assert pick(512, 12288, 8192) == MEDIUM  # the 128x128 tiles' model still weighs first
+
+
 def test_33_to_64_rows_against_a_wide_weight_use_plain_128_row_weight_panels():
     pick = lambda m, n: choose_config(1, m, n, 4096, torch.bfloat16, torch.bfloat16, 132)[0]  # noqa: E731
     for n in (14336, 28672):

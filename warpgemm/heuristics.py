@@ -111,6 +111,14 @@ WIDE_160_TILE_TIME = 0.80
 # shapes the rule's tile was the best or within 0.03 of it but at 176 rows, where 64x128 tiles led); fp8 keeps 256
 # (FP8_FEW_ROWS_MIN_M, unmeasured below).
 FEW_ROWS_LARGE_MIN_M = 129
+# The same tile (LARGE_ONE_WAVE) also from 512 rows up to FEW_WAVES_MAX_ROW_TILES tile-rows where its tiles make one
+# to FEW_WAVES_MAX waves; past one wave M >= 512 took LARGE (3 stages, the whole tile stored under the next
+# mainloop). Measured (results/2026-11-27-few-waves/, do_bench and back to back over cold weights, 3 rounds):
+# 512x14336x4096 (224 tiles) 0.96 -> 1.01x cuBLAS under do_bench (three runs, with the tuner's 2026-11-25 pick),
+# 640x12288x4096 +3%, 600x12288x4096 +4%, back to back -1.3% to +0.7%; from 6 tile-rows nothing gained
+# (768x11008x4096 0%, 1024x8192x8192 +1% / -0.7%, 1280x5120x8192 -2% / +0.4%).
+FEW_WAVES_MAX_ROW_TILES = 5
+FEW_WAVES_MAX = 2
 FP8_FEW_ROWS_MIN_M = 256
 # One warpgroup on 128x128 with the deepest ring that fits beside a 16-bit output tile.
 MEDIUM = GemmConfig(block_m=128, block_n=128, block_k=64, stages=6, consumer_warps=4, group_m=8)
@@ -153,6 +161,15 @@ DECODE = {
 # (32x32 tiles) -1.9 to +0.7%, so those keep 64-row tiles. The weight must be K-contiguous (plan_hopper falls back).
 DECODE_SHORT_K = GemmConfig(block_m=32, block_n=16, block_k=256, stages=5, consumer_warps=4, swap_ab=True)
 DECODE_SHORT_K_MAX_K = 4096
+# 17-64 rows against a weight whose 64-row tiles fill at most half the SMs (4096 rows: 64 tiles for 132): the same
+# 32-row tiles, twice as many programs streaming the weight, at any K. Measured (results/2026-11-27-few-waves/, CUDA
+# graphs, cold weights, against the 64-row tiles of the same run): 4096^2 at M = 32 / 64 2.57 -> 2.59 / 2.55 -> 2.59
+# TB/s, 4096x14336 +1-2% / 0; on 2026-11-23 +0.4-0.8% / +0.4%. Where 64-row tiles fill the SMs (N >= 8192) the
+# 32-row ones lost up to 4%.
+DECODE_HALF = {
+    32: GemmConfig(block_m=32, block_n=32, block_k=256, stages=4, consumer_warps=4, swap_ab=True),
+    64: GemmConfig(block_m=32, block_n=64, block_k=128, stages=6, consumer_warps=4, swap_ab=True),
+}
 
 # 33-64 rows of x against a weight wide enough that its 128-row panels make most of a wave (N = 14336, 28672 on 132
 # SMs): the plain kernel, x's rows on wgmma's M side and 128 weight rows per tile. Two thirds of each stage is then
@@ -232,9 +249,9 @@ CLUSTER_MEDIUM = GemmConfig(block_m=128, block_n=128, block_k=64, stages=6, cons
 
 SHIPPED_CONFIGS: tuple[GemmConfig, ...] = ((LARGE, LARGE_TALL_BANDS, LARGE_ONE_WAVE, LARGE_FP32_OUT, RAGGED_K_ROWS,
                                             WIDE, WIDE_160, MEDIUM, MEDIUM_FP32_OUT, ONE_ROW_DEEP_K, SMALL, NARROW)
-                                           + tuple(DECODE.values()) + (DECODE_SHORT_K, DECODE_WIDE, GROUPED_LARGE,
-                                                                        GROUPED_NARROW_N, GROUPED_STREAM,
-                                                                        CLUSTER_LARGE, CLUSTER_MEDIUM, CLUSTER_SMALL)
+                                           + tuple(DECODE.values()) + tuple(DECODE_HALF.values())
+                                           + (DECODE_SHORT_K, DECODE_WIDE, GROUPED_LARGE, GROUPED_NARROW_N,
+                                              GROUPED_STREAM, CLUSTER_LARGE, CLUSTER_MEDIUM, CLUSTER_SMALL)
                                            + tuple(SWAP_ROWS.values()))
 
 
@@ -442,9 +459,12 @@ def gemv_reason(batches: int, M: int, b_k_contiguous: bool, in_dtype: torch.dtyp
     return None
 
 
-def decode_config(M: int, K: int) -> GemmConfig:
+def decode_config(M: int, K: int, weight_tiles: int, num_sms: int) -> GemmConfig:
+    """The swap-AB tile for M <= 64 rows; weight_tiles: the 64-row tiles of the weight (all batches')."""
     if M <= 16 and K <= DECODE_SHORT_K_MAX_K:
         return DECODE_SHORT_K
+    if M > 16 and weight_tiles <= num_sms // 2:
+        return DECODE_HALF[32 if M <= 32 else 64]
     return DECODE[16 if M <= 16 else 32 if M <= 32 else 64]
 
 
@@ -533,11 +553,14 @@ def _large_or_other(batches: int, M: int, N: int, K: int, num_sms: int) -> tuple
         order, why = (DECODE_WIDE, SMALL, MEDIUM_FP32_OUT), \
             f"M={M} in 33-64 and {batches * _cdiv(N, 128)} 128-row weight panels for {num_sms} SMs: plain 64x128 tiles"
     elif M <= 64:
-        cfg = decode_config(M, K)
+        weight_tiles = batches * _cdiv(N, 64)
+        cfg = decode_config(M, K, weight_tiles, num_sms)
+        half = (f"; K={K} <= {DECODE_SHORT_K_MAX_K}: short 64-row tiles" if M <= 16 else
+                f"; {weight_tiles} 64-row tiles would fill at most half of {num_sms} SMs")
         order, why = (cfg, SMALL, MEDIUM_FP32_OUT), \
             (f"M={M} <= 64: swap-AB (weight rows on wgmma's M side), whole {cfg.block_m}-row tiles "
-             "(stream-K and split-K measured slower)" + (f"; K={K} <= {DECODE_SHORT_K_MAX_K}: short 64-row tiles, "
-                                                          "so twice as many of 32 rows" if cfg.block_m < 64 else ""))
+             "(stream-K and split-K measured slower)" + (half + ", so twice as many of 32 rows"
+                                                          if cfg.block_m < 64 else ""))
     elif tiles_small <= num_sms // 2:
         order, why = (NARROW, SMALL, MEDIUM_FP32_OUT), f"{tiles_small} 64x128 tiles for {num_sms} SMs: 64x64 tiles"
     elif tiles_128 < num_sms // 2 or (M <= 128 and tiles_128 < num_sms):
@@ -554,6 +577,11 @@ def _large_or_other(batches: int, M: int, N: int, K: int, num_sms: int) -> tuple
     elif M >= 512 and num_sms // 2 <= tiles_large <= num_sms:
         order, why = (LARGE_ONE_WAVE, LARGE, LARGE_FP32_OUT, MEDIUM, MEDIUM_FP32_OUT), \
             f"{tiles_large} 128x256 tiles: one wave, chunked stores and a 4th stage"
+    elif (M >= 512 and batches == 1 and _cdiv(M, 128) <= FEW_WAVES_MAX_ROW_TILES
+          and num_sms < tiles_large <= FEW_WAVES_MAX * num_sms):
+        order, why = (LARGE_ONE_WAVE, LARGE, LARGE_FP32_OUT, MEDIUM, MEDIUM_FP32_OUT), \
+            (f"M={M} ({_cdiv(M, 128)} tile-rows), {tiles_large} 128x256 tiles: at most {FEW_WAVES_MAX} waves, "
+             "chunked stores and a 4th stage")
     elif M >= 512 and tiles_large >= num_sms // 2 and _cdiv(M, 128) >= TALL_BAND_MIN_ROW_TILES:
         order, why = (LARGE_TALL_BANDS, LARGE, LARGE_FP32_OUT, MEDIUM, MEDIUM_FP32_OUT), \
             f"enough 128x256 tiles to fill the SMs; {_cdiv(M, 128)} tile-rows: bands of 16 (fewer HBM bytes per wave)"
