@@ -50,7 +50,6 @@ def main() -> None:
                 for name, cfg in variants.items()}
         gfns["cublas"] = lambda: [torch.matmul(a, x.t()) for x in ws]
         b2b = graph_rounds_us(gfns, rounds=max(2, args.rounds - 1), per_call=copies)
-        del ws
         row = {"shape": text, "M": M, "N": N, "K": K, "plan": plan_name(a, w.t()),
                "tiles_128x256": -(-M // 128) * -(-N // 256), "rel_error_vs_fp32": errs,
                "do_bench_ms": {k: statistics.median(v) for k, v in dob.items()}, "do_bench_rounds_ms": dob,

@@ -8,7 +8,7 @@ import torch
 
 import warpgemm
 from warpgemm.config import GemmConfig, check_config
-from warpgemm.heuristics import DECODE, DECODE_WIDE, choose_config
+from warpgemm.heuristics import DECODE, DECODE_HALF, DECODE_SHORT_K, DECODE_WIDE, choose_config
 from warpgemm.testing import assert_ok, check_matmul, rand, strided_operand
 
 pytestmark = pytest.mark.gpu
@@ -43,8 +43,7 @@ def test_decode_shapes(cfg):
     assert_ok(check_matmul(a3, w3, config=cfg), f"{cfg.name} batched")
 
 
-HALF_TILES = (GemmConfig(32, 16, 256, 5, 4, swap_ab=True), GemmConfig(32, 32, 256, 4, 4, swap_ab=True),
-              GemmConfig(32, 64, 128, 6, 4, swap_ab=True))
+HALF_TILES = (DECODE_SHORT_K, *DECODE_HALF.values())  # the shipped 32-row tiles, 16 / 32 / 64 rows of x
 
 
 @pytest.mark.parametrize("cfg", HALF_TILES, ids=lambda c: c.name)
