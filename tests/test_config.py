@@ -232,6 +232,14 @@ def test_512_to_640_rows_keep_the_one_wave_tile_over_two_waves():
     assert pick(512, 28672, 8192) == LARGE  # 448 tiles: more than two waves (its tail split stays)
     assert pick(512, 7168, batches=2) == LARGE  # batched (2 x 112 tiles): not measured
     assert pick(512, 12288, 8192) == MEDIUM  # the 128x128 tiles' model still weighs first
+    assert pick(512, 16896) == LARGE_ONE_WAVE and pick(512, 16897) != LARGE_ONE_WAVE  # 264 tiles: two waves of 132
+    assert pick(640, 12288) == LARGE_ONE_WAVE and pick(641, 12288) != LARGE_ONE_WAVE  # six tile-rows
+    # Where LARGE would split off its short last wave the rule stands aside: that plan, priced with its split, is what
+    # the 128x128 and 128x192 tiles are weighed against (here with 128x128 tiles barred: rows off 32-byte sectors).
+    from warpgemm.heuristics import tail_split_columns
+    assert tail_split_columns(1, 512, 10624, 4104, LARGE, 132) == 8448
+    off = choose_config(1, 512, 10624, 4104, torch.bfloat16, torch.bfloat16, 132, rows_off_sector=True)[0]
+    assert off == LARGE
 
 
 def test_33_to_64_rows_against_a_wide_weight_use_plain_128_row_weight_panels():

@@ -111,15 +111,14 @@ WIDE_160_TILE_TIME = 0.80
 # shapes the rule's tile was the best or within 0.03 of it but at 176 rows, where 64x128 tiles led); fp8 keeps 256
 # (FP8_FEW_ROWS_MIN_M, unmeasured below).
 FEW_ROWS_LARGE_MIN_M = 129
-# The same tile (LARGE_ONE_WAVE) also from 512 rows up to FEW_WAVES_MAX_ROW_TILES tile-rows where its tiles make one
-# to FEW_WAVES_MAX waves; past one wave M >= 512 took LARGE (3 stages, the whole tile stored under the next
-# mainloop). Measured (results/2026-11-27-few-waves/, do_bench and back to back over cold weights, 3 rounds):
-# 512x14336x4096 (224 tiles) 0.96 -> 1.01x cuBLAS under do_bench (three runs, with the tuner's 2026-11-25 pick),
-# 640x12288x4096 +3%, 600x12288x4096 +4%, back to back -1.3% to +0.7%; from 6 tile-rows nothing gained
-# (768x11008x4096 0%, 1024x8192x8192 +1% / -0.7%, 1280x5120x8192 -2% / +0.4%).
+FP8_FEW_ROWS_MIN_M = 256
+# The same tile (LARGE_ONE_WAVE) also at 512 rows to FEW_WAVES_MAX_ROW_TILES tile-rows where it makes one to
+# FEW_WAVES_MAX waves and LARGE (which M >= 512 took past one wave) would not split off a short last wave
+# (`_tail_split`). Measured (results/2026-11-27-few-waves/, do_bench / back to back over cold weights): 512x14336x4096
+# 0.96 -> 1.01x cuBLAS (three runs) / tie, 640x12288x4096 +3%, held out 7 of 8 ahead by 0.8-4.5% / -0.9 to +3.5%;
+# from 6 tile-rows no gain (768x11008x4096 0%, 1024x8192x8192 +1% / -0.7%, 1280x5120x8192 -2% / +0.4%).
 FEW_WAVES_MAX_ROW_TILES = 5
 FEW_WAVES_MAX = 2
-FP8_FEW_ROWS_MIN_M = 256
 # One warpgroup on 128x128 with the deepest ring that fits beside a 16-bit output tile.
 MEDIUM = GemmConfig(block_m=128, block_n=128, block_k=64, stages=6, consumer_warps=4, group_m=8)
 # The same tile for fp32 outputs (whose 64 KB output tile leaves room for 4 stages).
@@ -158,7 +157,8 @@ DECODE = {
 # streaming at the start and end of the call (4096^2: 64 tiles for 132 SMs) and the share per program is coarse.
 # Measured (results/2026-11-23-half-tiles/, CUDA graphs, cold weights, two runs): 4096^2 +2.3/+1.0% at M = 4/16,
 # 14336x4096 +1.3-1.7/+2.3-2.6%; with longer K (4096x14336, 8192^2, 8192x28672) -1.6 to +0.6%, and at 17-32 rows
-# (32x32 tiles) -1.9 to +0.7%, so those keep 64-row tiles. The weight must be K-contiguous (plan_hopper falls back).
+# (32x32 tiles) -1.9 to +0.7%, so those keep 64-row tiles where these fill the SMs (DECODE_HALF below). The weight
+# must be K-contiguous (plan_hopper falls back).
 DECODE_SHORT_K = GemmConfig(block_m=32, block_n=16, block_k=256, stages=5, consumer_warps=4, swap_ab=True)
 DECODE_SHORT_K_MAX_K = 4096
 # 17-64 rows against a weight whose 64-row tiles fill at most half the SMs (4096 rows: 64 tiles for 132): the same
@@ -578,7 +578,7 @@ def _large_or_other(batches: int, M: int, N: int, K: int, num_sms: int) -> tuple
         order, why = (LARGE_ONE_WAVE, LARGE, LARGE_FP32_OUT, MEDIUM, MEDIUM_FP32_OUT), \
             f"{tiles_large} 128x256 tiles: one wave, chunked stores and a 4th stage"
     elif (M >= 512 and batches == 1 and _cdiv(M, 128) <= FEW_WAVES_MAX_ROW_TILES
-          and num_sms < tiles_large <= FEW_WAVES_MAX * num_sms):
+          and num_sms < tiles_large <= FEW_WAVES_MAX * num_sms and not _tail_split(1, M, N, K, LARGE, num_sms)[0]):
         order, why = (LARGE_ONE_WAVE, LARGE, LARGE_FP32_OUT, MEDIUM, MEDIUM_FP32_OUT), \
             (f"M={M} ({_cdiv(M, 128)} tile-rows), {tiles_large} 128x256 tiles: at most {FEW_WAVES_MAX} waves, "
              "chunked stores and a 4th stage")
