@@ -204,19 +204,19 @@ def test_decode_shapes_swap_ab_with_stream_k():
     assert not choose_config(1, 65, 4096, 4096, torch.bfloat16, torch.bfloat16, 132)[0].swap_ab
 
 
-def test_17_to_64_rows_take_32_row_tiles_where_64_row_ones_leave_half_the_sms_idle():
+def test_17_to_64_rows_take_32_row_tiles_where_64_row_ones_leave_most_sms_idle():
     from warpgemm.heuristics import DECODE, DECODE_HALF, DECODE_SHORT_K
 
     pick = lambda m, n, k, batches=1, sms=132: choose_config(batches, m, n, k, torch.bfloat16,  # noqa: E731
                                                               torch.bfloat16, sms)[0]
-    for k in (4096, 14336):
-        assert pick(32, 4096, k) == DECODE_HALF[32] and pick(17, 4096, k) == DECODE_HALF[32]
-        assert pick(64, 4096, k) == DECODE_HALF[64] and pick(33, 4096, k) == DECODE_HALF[64]
-        assert pick(32, 8192, k) == DECODE[32] and pick(64, 8192, k) == DECODE[64]  # 128 tiles: most SMs busy
-    assert pick(16, 4096, 4096) == DECODE_SHORT_K and pick(16, 4096, 14336) == DECODE[16]  # up to 16 rows: K decides
-    assert pick(32, 4224, 4096) == DECODE_HALF[32] and pick(32, 4225, 4096) == DECODE[32]  # 66 tiles of 64 rows
-    assert pick(32, 4096, 4096, batches=2) == DECODE[32]  # two weights' 128 tiles
-    assert pick(32, 4096, 4096, sms=78) == DECODE[32]  # fewer SMs: 64 tiles are most of them
+    for k in (2048, 8192, 14336):
+        assert pick(32, 3072, k) == DECODE_HALF[32] and pick(17, 2048, k) == DECODE_HALF[32]
+        assert pick(64, 3072, k) == DECODE_HALF[64] and pick(33, 3072, k) == DECODE_HALF[64]
+        assert pick(32, 4096, k) == DECODE[32] and pick(64, 4096, k) == DECODE[64]  # 64 tiles: measured a tie or worse
+    assert pick(16, 3072, 4096) == DECODE_SHORT_K and pick(16, 3072, 14336) == DECODE[16]  # to 16 rows: K decides
+    assert pick(32, 52 * 64, 4096) == DECODE_HALF[32] and pick(32, 52 * 64 + 1, 4096) == DECODE[32]  # 0.4 x 132
+    assert pick(32, 3072, 4096, batches=2) == DECODE[32]  # two weights' 96 tiles
+    assert pick(32, 3072, 4096, sms=78) == DECODE[32]  # fewer SMs: 48 tiles are most of them
     for cfg in DECODE_HALF.values():
         assert cfg.block_m == 32 and cfg.swap_ab and check_config(cfg, torch.bfloat16, torch.bfloat16) is None
 

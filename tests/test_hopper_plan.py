@@ -234,10 +234,10 @@ def test_few_rows_and_short_k_take_32_row_swap_tiles_of_a_k_major_weight():
     # A weight contiguous along N (x @ W with W (K, N) row-major) cannot feed the 32-row slots: 64-row tiles.
     p = plan(meta(1, 4, 4096), meta(1, 4096, 14336), meta(1, 4, 14336))
     assert p.config == DECODE[16] and "not K-contiguous" in p.config_reason
-    # So do 17-64 rows against a weight of 4096 rows (heuristics.DECODE_HALF): 64-row tiles then, as before.
+    # So do 17-64 rows against a weight of 3072 rows (heuristics.DECODE_HALF): 64-row tiles then, as before.
     for m in (32, 64):
-        assert plan(meta(1, m, 4096), meta(4096, 4096).t().unsqueeze(0), meta(1, m, 4096)).config.block_m == 32
-        p = plan(meta(1, m, 4096), meta(1, 4096, 4096), meta(1, m, 4096))
+        assert plan(meta(1, m, 4096), meta(3072, 4096).t().unsqueeze(0), meta(1, m, 3072)).config.block_m == 32
+        p = plan(meta(1, m, 4096), meta(1, 4096, 3072), meta(1, m, 3072))
         assert p.config == DECODE[m] and "not K-contiguous" in p.config_reason
     # Forced on such a weight, the tile runs on a K-major copy (b_copy 1) and says so.
     p = plan(meta(1, 4, 4096), meta(1, 4096, 14336), meta(1, 4, 14336), config=DECODE_SHORT_K)

@@ -161,11 +161,11 @@ DECODE = {
 # must be K-contiguous (plan_hopper falls back).
 DECODE_SHORT_K = GemmConfig(block_m=32, block_n=16, block_k=256, stages=5, consumer_warps=4, swap_ab=True)
 DECODE_SHORT_K_MAX_K = 4096
-# 17-64 rows against a weight whose 64-row tiles fill at most half the SMs (4096 rows: 64 tiles for 132): the same
-# 32-row tiles, twice as many programs streaming the weight, at any K. Measured (results/2026-11-27-few-waves/, CUDA
-# graphs, cold weights, against the 64-row tiles of the same run): 4096^2 at M = 32 / 64 2.57 -> 2.59 / 2.55 -> 2.59
-# TB/s, 4096x14336 +1-2% / 0; on 2026-11-23 +0.4-0.8% / +0.4%. Where 64-row tiles fill the SMs (N >= 8192) the
-# 32-row ones lost up to 4%.
+# 17-64 rows against a weight whose 64-row tiles would fill at most DECODE_HALF_MAX_SHARE of the SMs: the same 32-row
+# tiles, twice the programs (64-row ones keep twice the weight bytes in flight per slot, so they win where enough
+# stream). Held out (results/2026-11-27-few-waves/half-heldout/, CUDA graphs, cold weights): N = 2048 / 3072 +1-4% /
+# +6-21% at M = 24-64; N = 4096 (64 tiles for 132 SMs) -7 to +1.5% (48x4096x11008 -7.4%): 64-row tiles there.
+DECODE_HALF_MAX_SHARE = 0.4
 DECODE_HALF = {
     32: GemmConfig(block_m=32, block_n=32, block_k=256, stages=4, consumer_warps=4, swap_ab=True),
     64: GemmConfig(block_m=32, block_n=64, block_k=128, stages=6, consumer_warps=4, swap_ab=True),
@@ -463,7 +463,7 @@ def decode_config(M: int, K: int, weight_tiles: int, num_sms: int) -> GemmConfig
     """The swap-AB tile for M <= 64 rows; weight_tiles: the 64-row tiles of the weight (all batches')."""
     if M <= 16 and K <= DECODE_SHORT_K_MAX_K:
         return DECODE_SHORT_K
-    if M > 16 and weight_tiles <= num_sms // 2:
+    if M > 16 and weight_tiles <= DECODE_HALF_MAX_SHARE * num_sms:
         return DECODE_HALF[32 if M <= 32 else 64]
     return DECODE[16 if M <= 16 else 32 if M <= 32 else 64]
 
@@ -556,7 +556,7 @@ def _large_or_other(batches: int, M: int, N: int, K: int, num_sms: int) -> tuple
         weight_tiles = batches * _cdiv(N, 64)
         cfg = decode_config(M, K, weight_tiles, num_sms)
         half = (f"; K={K} <= {DECODE_SHORT_K_MAX_K}: short 64-row tiles" if M <= 16 else
-                f"; {weight_tiles} 64-row tiles would fill at most half of {num_sms} SMs")
+                f"; {weight_tiles} 64-row tiles would fill few of {num_sms} SMs")
         order, why = (cfg, SMALL, MEDIUM_FP32_OUT), \
             (f"M={M} <= 64: swap-AB (weight rows on wgmma's M side), whole {cfg.block_m}-row tiles "
              "(stream-K and split-K measured slower)" + (half + ", so twice as many of 32 rows"
