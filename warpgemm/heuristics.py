@@ -4,7 +4,7 @@ The rules are few and each rests on `warpgemm bench sweep` runs (notes/perf.md, 
 
 - M <= 64 (decode): swap-AB. The weight's N rows go on wgmma's 64-row side and the few rows of x on its narrow
   N side (16, 32 or 64); whole 64-row tiles with 256-wide K steps stream the weight fastest (bench decode sweeps).
-  Except 33-40 rows against a weight whose 128-row panels fill 3/4 of the SMs or more: plain 64x128 tiles.
+  Except 33-47 rows against a weight whose 128-row panels fill 3/4 of the SMs or more: plain 64x128 tiles.
 - Fewer than half as many 128x128 tiles as SMs (e.g. M = 128-256 against a 4096-8192-wide weight), or M <= 128 and
   less than one wave of them (weight streaming: 128x14336x4096 0.95 -> 0.98x in three sweeps): 64x128
   tiles with an 8-deep ring. One SM streams operands at only ~100-125 GB/s, so small problems need many SMs
@@ -171,13 +171,13 @@ DECODE_HALF = {
     64: GemmConfig(block_m=32, block_n=64, block_k=128, stages=6, consumer_warps=4, swap_ab=True),
 }
 
-# 33-40 rows of x against a weight whose 128-row panels make most of a wave (N >= 12672 on 132 SMs): the plain kernel,
-# x's rows on wgmma's M side, 128 weight rows per tile (two thirds of each stage weight; half under swap-AB).
-# Measured against swap-AB 64x64x128 s6 (results/2026-11-27-ring-grain/, CUDA graphs, cold weights, with the weight
-# hint): 33 rows plain 9% ahead (14336x4096), 40 rows mixed (swap 0.95-1.11x, 6 weights); 48-64 rows swap-AB ahead
-# on 15 of 18 (1.026x geomean, 0.988-1.16x: 18944x3584 +10-16%), so those take DECODE[64]. 41-47 rows: not measured.
+# 33-47 rows of x against a weight whose 128-row panels make most of a wave (N >= 12672 on 132 SMs): the plain kernel,
+# x's rows on wgmma's M side, 128 weight rows per tile (two thirds of each stage weight; half under swap-AB). Against
+# swap-AB 64x64x128 s6 (results/2026-11-27-ring-grain/, CUDA graphs, cold weights, weight hint on): at 33-44 rows plain
+# leads on 14336x4096 by 5-9% and ties 28672x8192, swap leads 22016x4096 by 5%, 40 rows mixed (0.95-1.11x on 6
+# weights); at 48-64 rows swap-AB leads on 15 of 18 weights (1.026x geomean, 0.988-1.16x), so those take DECODE[64].
 DECODE_WIDE = GemmConfig(block_m=64, block_n=128, block_k=128, stages=4, consumer_warps=4)
-DECODE_WIDE_MIN_ROWS, DECODE_WIDE_MAX_ROWS = 33, 40
+DECODE_WIDE_MIN_ROWS, DECODE_WIDE_MAX_ROWS = 33, 47
 DECODE_WIDE_MIN_WAVE = 0.75  # tiles of 128 weight rows, as a fraction of the SMs
 
 # grouped_mm's tile for 64+ groups of >= 64 rows on average: bands of 4 tile-rows instead of 8
@@ -551,7 +551,7 @@ def _large_or_other(batches: int, M: int, N: int, K: int, num_sms: int) -> tuple
     panels = batches * _cdiv(N, 128)
     if DECODE_WIDE_MIN_ROWS <= M <= DECODE_WIDE_MAX_ROWS and panels >= DECODE_WIDE_MIN_WAVE * num_sms:
         order, why = (DECODE_WIDE, SMALL, MEDIUM_FP32_OUT), \
-            f"M={M} in 33-40 and {panels} 128-row weight panels for {num_sms} SMs: plain 64x128 tiles"
+            f"M={M} in 33-47 and {panels} 128-row weight panels for {num_sms} SMs: plain 64x128 tiles"
     elif M <= 64:
         weight_tiles = batches * _cdiv(N, 64)
         cfg = decode_config(M, K, weight_tiles, num_sms)
