@@ -17,13 +17,4 @@ for r in $(seq 1 "${REPEAT:-1}"); do
     echo "m$m r$r rc=$?"
   done
 done
-$py - "$out" <<'PY'
-import collections, glob, json, os, sys
-for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
-    t = collections.defaultdict(dict)
-    for r in json.load(open(f))["results"]:
-        t[r["shape"]][r["config"].replace("_w4_g8", "")] = r["tbs"]
-    print(os.path.basename(f))
-    for shape, row in t.items():
-        print(f"  {shape:>14} " + " ".join(f"{c}:{v:.3f}" for c, v in row.items()))
-PY
+$py "$(dirname "$0")/tbs_table.py" "$out"

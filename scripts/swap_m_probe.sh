@@ -7,13 +7,4 @@ for pdl in 1 0; do
   WARPGEMM_PDL=$pdl timeout 150 $py scripts/graph_mid_probe.py "$out/pdl$pdl.json" 33,40,48,56,64 \
     64x128x128_s4_w4_g8,64x64x128_s6_w4_g8_swap 14336x4096 > "$out/pdl$pdl.log" 2>&1; echo "pdl$pdl rc=$?"
 done
-$py - "$out" <<'PY'
-import collections, glob, json, os, sys
-for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
-    t = collections.defaultdict(dict)
-    for r in json.load(open(f))["results"]:
-        t[r["shape"]][r["config"].replace("_w4_g8", "")] = (r["tbs"], r["us"])
-    print(os.path.basename(f))
-    for shape, row in t.items():
-        print(f"  {shape:>14} " + " ".join(f"{c}:{v:.3f} TB/s {u:.2f} us" for c, (v, u) in row.items()))
-PY
+$py "$(dirname "$0")/tbs_table.py" "$out" --us
