@@ -254,6 +254,27 @@ def test_33_to_47_rows_against_a_wide_weight_use_plain_128_row_weight_panels():
     assert choose_config(1, 40, 8192, 4096, torch.bfloat16, torch.bfloat16, 78)[0] == DECODE_WIDE
 
 
+def test_48_to_64_rows_against_an_n_major_wide_weight_keep_the_plain_tile():
+    """Swap-AB at 48-64 rows was measured ahead on K-major weights only (N-major: 4-6% behind at K = 8192), so a B
+    stored (K, N) row-major keeps the plain 64x128 tile there; the plan that runs says so."""
+    from warpgemm.ops import gemm_impl
+
+    def meta(*shape):
+        return torch.empty(shape, dtype=torch.bfloat16, device="meta")
+
+    for m, n, k in ((48, 14336, 4096), (64, 28672, 8192)):
+        a3, c3 = meta(1, m, k), meta(1, m, n)
+        k_major, n_major = meta(n, k).t().unsqueeze(0), meta(1, k, n)
+        assert gemm_impl.resolve_config(None, a3, c3, k_major)[0] == DECODE[64]
+        cfg, why = gemm_impl.resolve_config(None, a3, c3, n_major)
+        assert cfg == DECODE_WIDE and "N-major" in why, why
+        assert gemm_impl.plan_hopper(a3, n_major, c3, None, None).config == DECODE_WIDE
+    # Narrow weights and fewer rows are unaffected by the layout.
+    for m, n in ((64, 8192), (32, 14336)):
+        a3, c3 = meta(1, m, 4096), meta(1, m, n)
+        assert gemm_impl.resolve_config(None, a3, c3, meta(1, 4096, n))[0].swap_ab
+
+
 def test_persistent_grid_balances_compute_bound_launches_only():
     assert persistent_grid(224, 132, 256, 14336) == 112   # 1.7 waves -> two tiles on each of 112 programs
     assert persistent_grid(448, 132, 1024, 14336) == 112   # 3.4 waves -> 4 tiles each

@@ -57,6 +57,9 @@ def test_bucket():
     assert [tuning.bucket(x) for x in (0, 1, 2, 3, 100, 128, 129, 4097)] == [0, 1, 2, 4, 128, 128, 256, 8192]
     assert [tuning.m_bucket(x) for x in (256, 257, 320, 511, 512, 513)] == ["256", "512-", "512-", "512-", "512",
                                                                           "1024"]
+    assert [tuning.m_bucket(x) for x in (32, 33, 47, 48, 64)] == ["32", "64-", "64-", "64", "64"]
+    from warpgemm.heuristics import DECODE_WIDE_MAX_ROWS, DECODE_WIDE_MIN_ROWS
+    assert (DECODE_WIDE_MIN_ROWS, DECODE_WIDE_MAX_ROWS) == (33, 47)  # the buckets above follow these
 
 
 def test_key_separates_what_changes_the_kernel(cache):
@@ -321,7 +324,8 @@ def test_cli_shows_and_clears_the_cache(cache):
     tuning.tune_problem(a3, b3, c3, None, candidates=[FAST], timer=timer_from({None: 10.0, FAST: 5.0}))
     runner = CliRunner()
     shown = runner.invoke(app, ["tune", "--show"], terminal_width=300)
-    assert shown.exit_code == 0 and FAST.name in shown.output and "M64 N24 K32" in shown.output
+    # M = 40: the 33-47-row bucket (tuning.m_bucket)
+    assert shown.exit_code == 0 and FAST.name in shown.output and "M64- N24 K32" in shown.output
     wrong = runner.invoke(app, ["tune"])
     assert wrong.exit_code != 0 and "exactly one of --suite or --shapes" in wrong.output
     for bogus in ("bogus", "64x64", "0x64x64"):  # a typo is a typo on any machine, GPU or not

@@ -4,7 +4,7 @@ The rules are few and each rests on `warpgemm bench sweep` runs (notes/perf.md, 
 
 - M <= 64 (decode): swap-AB. The weight's N rows go on wgmma's 64-row side and the few rows of x on its narrow
   N side (16, 32 or 64); whole 64-row tiles with 256-wide K steps stream the weight fastest (bench decode sweeps).
-  Except 33-47 rows against a weight whose 128-row panels fill 3/4 of the SMs or more: plain 64x128 tiles.
+  Except 33-47 rows (33-64 if N-major) against a weight whose 128-row panels fill 3/4 of the SMs: plain 64x128 tiles.
 - Fewer than half as many 128x128 tiles as SMs (e.g. M = 128-256 against a 4096-8192-wide weight), or M <= 128 and
   less than one wave of them (weight streaming: 128x14336x4096 0.95 -> 0.98x in three sweeps): 64x128
   tiles with an 8-deep ring. One SM streams operands at only ~100-125 GB/s, so small problems need many SMs
@@ -26,8 +26,7 @@ The rules are few and each rests on `warpgemm bench sweep` runs (notes/perf.md, 
   make fewer tile-times, else 128x128 tiles with 128-deep K steps (`ONE_ROW_DEEP_K`).
 - Otherwise one warpgroup on 128x128 tiles with a 6-deep ring (4 -> 6 stages: geomean 0.83 -> 0.92 on `mid`).
 - One or two rows of x against a weight read along K (batch-1 or -2 decode, F.linear's layout): a CUDA-core GEMV
-  (kernels/gemv.py, kernels/gemv_rows.py), thousands of short programs the hardware balances over the SMs
-  (`gemv_reason`).
+  (kernels/gemv.py, gemv_rows.py), thousands of short programs the hardware balances over the SMs (`gemv_reason`).
 - A weight read along K whose rows start 16 bytes into a 32-byte sector (K = 8 mod 16): the 2-CTA cluster form of
   the chosen 128-row or 64x128 tile, which multicasts B (`off_sector_config`); with such rows in any operand, no
   128x128 tiles alone where 128x256 ones make a wave (`OFF_SECTOR_NO_MEDIUM`). Unbatched products.
@@ -35,9 +34,8 @@ The rules are few and each rests on `warpgemm bench sweep` runs (notes/perf.md, 
   tiles as wide as x's rows need (80-192, two-part widths), x on wgmma's N side as cuBLAS puts it (swap_rows.py;
   applied in ops/gemm_impl.resolve_config, before the off-sector pairs). Unbatched 16-bit products.
 - Tiles that fit one wave with K steps that fit the ring (plain 64-row tiles: up to 16 K steps and K <= 2048): the
-  chosen tile without warp specialization, its ring as deep as the K steps up to 4 slots, 64x64 tiles filling at
-  most 40% of the SMs as 64x32 ones (one_partition_rule.py; applied in
-  ops/gemm_impl.resolve_config, last; for fp8 in ops/scaled.plan, last). Dense products.
+  chosen tile without warp specialization, its ring as deep as the K steps up to 4 slots, 64x64 tiles filling at most
+  40% of the SMs as 64x32 ones (one_partition_rule.py; last in gemm_impl.resolve_config and scaled.plan). Dense.
 - A last wave that fills few SMs: when the 128x256 tiles come to w full waves plus a small remainder, the
   rightmost columns can go to a second launch with 128x128 tiles (half the time per tile), so the tail wave ends
   sooner (`tail_split_columns`; the plan in ops/gemm_impl.py applies it). The second launch's cost grows at K <= 2048
@@ -171,11 +169,12 @@ DECODE_HALF = {
     64: GemmConfig(block_m=32, block_n=64, block_k=128, stages=6, consumer_warps=4, swap_ab=True),
 }
 
-# 33-47 rows of x against a weight whose 128-row panels make most of a wave (N >= 12672 on 132 SMs): the plain kernel,
-# x's rows on wgmma's M side, 128 weight rows per tile (two thirds of each stage weight; half under swap-AB). Against
+# 33-47 rows of x against a weight of >= 0.75 x SMs panels of 128 rows (N > 12544 on 132 SMs): the plain kernel, x's
+# rows on wgmma's M side, 128 weight rows per tile (two thirds of each stage weight; half under swap-AB). Against
 # swap-AB 64x64x128 s6 (results/2026-11-27-ring-grain/, CUDA graphs, cold weights, weight hint on): at 33-44 rows plain
-# leads on 14336x4096 by 5-9% and ties 28672x8192, swap leads 22016x4096 by 5%, 40 rows mixed (0.95-1.11x on 6
-# weights); at 48-64 rows swap-AB leads on 15 of 18 weights (1.026x geomean, 0.988-1.16x), so those take DECODE[64].
+# leads 14336x4096 by 5-9% and ties 28672x8192, swap leads 22016x4096 by 5%, 40 rows mixed (0.95-1.11x, 6 weights);
+# at 48-64 rows swap-AB leads on 13 of 16 weights (geomean 1.03x, 0.99-1.16x), so K-major ones take DECODE[64]. An
+# N-major weight keeps the plain tile to 64 rows (nmajor/: swap-AB 4-6% behind at K = 8192, 7% ahead at 18944x3584).
 DECODE_WIDE = GemmConfig(block_m=64, block_n=128, block_k=128, stages=4, consumer_warps=4)
 DECODE_WIDE_MIN_ROWS, DECODE_WIDE_MAX_ROWS = 33, 47
 DECODE_WIDE_MIN_WAVE = 0.75  # tiles of 128 weight rows, as a fraction of the SMs
@@ -504,10 +503,10 @@ def _cdiv(a: int, b: int) -> int:
 def choose_config(batches: int, M: int, N: int, K: int, in_dtype: torch.dtype, out_dtype: torch.dtype,
                   num_sms: int, b_kmajor: bool = True, rows_off_sector: bool = False) -> tuple[GemmConfig, str]:
     """The config for a (batches, M, N, K) problem and a short reason (for WARPGEMM_LOG / explain). b_kmajor: B is
-    read along K (an nn.Linear weight's W.T); False leaves out the tiles measured only on such a B (WIDE_160).
-    rows_off_sector: an operand's rows start off 32-byte sectors (OFF_SECTOR_NO_MEDIUM). The cluster pairs for such
-    rows (off_sector_config) are applied afterwards, where the operands' layout is known (ops/gemm_impl.py)."""
-    order, why = _large_or_other(batches, M, N, K, num_sms)
+    read along K (an nn.Linear weight's W.T); False leaves out what was measured only on such a B (WIDE_160; swap-AB
+    at 48-64 rows against a wide weight). rows_off_sector: an operand's rows start off 32-byte sectors
+    (OFF_SECTOR_NO_MEDIUM); the cluster pairs for such rows (off_sector_config) come after, in ops/gemm_impl.py."""
+    order, why = _large_or_other(batches, M, N, K, num_sms, b_kmajor)
     if M >= 512 and order[0] in (LARGE, LARGE_ONE_WAVE, LARGE_TALL_BANDS):
         # Weighed against the 128x256 config that fits these dtypes (fp32 outputs: LARGE_FP32_OUT, never split).
         plan = next((c for c in order if c.block_n == 256 and check_config(c, in_dtype, out_dtype) is None), None)
@@ -543,15 +542,16 @@ def choose_config(batches: int, M: int, N: int, K: int, in_dtype: torch.dtype, o
     raise AssertionError("no shipped config is valid")  # the test suite keeps this unreachable
 
 
-def _large_or_other(batches: int, M: int, N: int, K: int, num_sms: int) -> tuple[tuple[GemmConfig, ...], str]:
+def _large_or_other(batches: int, M: int, N: int, K: int, num_sms: int,
+                    b_kmajor: bool = True) -> tuple[tuple[GemmConfig, ...], str]:
     """The configs to try in order, and why, before the two-part-width tiles and 128x128 tiles alone are weighed."""
     tiles_128 = batches * _cdiv(M, 128) * _cdiv(N, 128)
     tiles_large = batches * _cdiv(M, 128) * _cdiv(N, 256)
     tiles_small = batches * _cdiv(M, 64) * _cdiv(N, 128)
-    panels = batches * _cdiv(N, 128)
-    if DECODE_WIDE_MIN_ROWS <= M <= DECODE_WIDE_MAX_ROWS and panels >= DECODE_WIDE_MIN_WAVE * num_sms:
+    panels, wide_max = batches * _cdiv(N, 128), DECODE_WIDE_MAX_ROWS if b_kmajor else 64
+    if DECODE_WIDE_MIN_ROWS <= M <= wide_max and panels >= DECODE_WIDE_MIN_WAVE * num_sms:
         order, why = (DECODE_WIDE, SMALL, MEDIUM_FP32_OUT), \
-            f"M={M} in 33-47 and {panels} 128-row weight panels for {num_sms} SMs: plain 64x128 tiles"
+            f"M={M} in 33-{wide_max} and {panels} 128-row weight panels for {num_sms} SMs: plain 64x128 tiles"
     elif M <= 64:
         weight_tiles = batches * _cdiv(N, 64)
         cfg = decode_config(M, K, weight_tiles, num_sms)

@@ -102,8 +102,9 @@ def bucket(x: int) -> int:
 def m_bucket(M: int) -> str:
     """M's part of the key: rounded up to a power of two, except that 257-511 rows stay apart from 512, where the
     heuristics take the same 128x256 config by another rule (one wave at 512 rows; heuristics.FEW_ROWS_LARGE_MIN_M
-    below) and a winner measured on one regime must not serve the other."""
-    return f"{bucket(M)}" + ("-" if 256 < M < 512 else "")
+    below), and 33-47 rows from 48-64 (heuristics.DECODE_WIDE_MAX_ROWS: plain or swap-AB tiles against a wide
+    weight): a winner measured on one regime must not serve the other."""
+    return f"{bucket(M)}" + ("-" if 256 < M < 512 or 32 < M < 48 else "")
 
 
 def problem_key(a3: torch.Tensor, b3: torch.Tensor, c3: torch.Tensor, has_bias: bool) -> str:

@@ -60,10 +60,11 @@ def _heuristics_tile(a3: torch.Tensor, c3: torch.Tensor, b3: torch.Tensor | None
     a_geom = tma.describe_any(a3, 2)
     off = b_off or (a_geom is not None and tma.off_sector(a_geom, a3.element_size()))
     cfg, why = heuristics.choose_config(batches, M, N, a3.shape[2], a3.dtype, c3.dtype, sms, rows_off_sector=off)
-    if cfg == heuristics.WIDE_160 and b3 is not None and not b_read_along_k(b3):
-        cfg, why = heuristics.choose_config(batches, M, N, a3.shape[2], a3.dtype, c3.dtype, sms, b_kmajor=False,
-                                            rows_off_sector=off)
-        why += f"; B is N-major: not {heuristics.WIDE_160.name}"
+    if cfg in (heuristics.WIDE_160, heuristics.DECODE[64]) and b3 is not None and not b_read_along_k(b3):
+        n_major = heuristics.choose_config(batches, M, N, a3.shape[2], a3.dtype, c3.dtype, sms, b_kmajor=False,
+                                           rows_off_sector=off)
+        if n_major[0] != cfg:
+            cfg, why = n_major[0], f"{n_major[1]}; B is N-major: not {cfg.name}"
     if b_geom is not None:  # B read in place (a copied B keeps the heuristics' plan)
         fit = swap_rows.swap_rows_config(cfg, batches, M, N, sms, a3.dtype, c3.dtype,
                                          weight_k_major=b_geom.contiguous_dim == 1)
