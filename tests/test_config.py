@@ -247,7 +247,7 @@ def test_33_to_47_rows_against_a_wide_weight_use_plain_128_row_weight_panels():
     for n in (14336, 28672):
         assert pick(47, n) == DECODE_WIDE and pick(33, n) == DECODE_WIDE
         assert pick(32, n).swap_ab and pick(1, n).swap_ab
-        # 48-64 rows: swap-AB's 64-row tiles (measured ahead on 15 of 18 weights)
+        # 48-64 rows: swap-AB's 64-row tiles (measured ahead on 13 of 16 K-major weights)
         assert pick(48, n) == DECODE[64] and pick(64, n) == DECODE[64]
     assert pick(40, 8192).swap_ab  # 64 panels of 128 rows: half the SMs, swap-AB's 64-row tiles stay ahead
     # The rule counts SMs: on a part with fewer of them the same weight fills the wave sooner.
