@@ -255,8 +255,8 @@ def test_33_to_47_rows_against_a_wide_weight_use_plain_128_row_weight_panels():
 
 
 def test_48_to_64_rows_against_an_n_major_wide_weight_keep_the_plain_tile():
-    """Swap-AB at 48-64 rows was measured ahead on K-major weights only (N-major: 4-6% behind at K = 8192), so a B
-    stored (K, N) row-major keeps the plain 64x128 tile there; the plan that runs says so."""
+    """Swap-AB at 48-64 rows was measured ahead on unbatched K-major weights only (N-major: 4-6% behind at K = 8192),
+    so a B stored (K, N) row-major keeps the plain 64x128 tile there; the plan that runs says so."""
     from warpgemm.ops import gemm_impl
 
     def meta(*shape):
@@ -269,6 +269,8 @@ def test_48_to_64_rows_against_an_n_major_wide_weight_keep_the_plain_tile():
         cfg, why = gemm_impl.resolve_config(None, a3, c3, n_major)
         assert cfg == DECODE_WIDE and "N-major" in why, why
         assert gemm_impl.plan_hopper(a3, n_major, c3, None, None).config == DECODE_WIDE
+    # Batched products (not measured) keep the plain tile too, either layout.
+    assert choose_config(2, 64, 8192, 4096, torch.bfloat16, torch.bfloat16, 132)[0] == DECODE_WIDE  # 128 panels
     # Narrow weights and fewer rows are unaffected by the layout.
     for m, n in ((64, 8192), (32, 14336)):
         a3, c3 = meta(1, m, 4096), meta(1, m, n)

@@ -2,9 +2,9 @@
 
 The rules are few and each rests on `warpgemm bench sweep` runs (notes/perf.md, results/*/sweep_*.json):
 
-- M <= 64 (decode): swap-AB. The weight's N rows go on wgmma's 64-row side and the few rows of x on its narrow
-  N side (16, 32 or 64); whole 64-row tiles with 256-wide K steps stream the weight fastest (bench decode sweeps).
-  Except 33-47 rows (33-64 if N-major) against a weight whose 128-row panels fill 3/4 of the SMs: plain 64x128 tiles.
+- M <= 64 (decode): swap-AB, the weight's N rows on wgmma's 64-row side and x's few rows on its N side (16-64);
+  whole 64-row tiles with long K steps stream the weight fastest. Except 33-47 rows (33-64 if N-major or batched)
+  against a weight whose 128-row panels fill 3/4 of the SMs: plain 64x128 tiles.
 - Fewer than half as many 128x128 tiles as SMs (e.g. M = 128-256 against a 4096-8192-wide weight), or M <= 128 and
   less than one wave of them (weight streaming: 128x14336x4096 0.95 -> 0.98x in three sweeps): 64x128
   tiles with an 8-deep ring. One SM streams operands at only ~100-125 GB/s, so small problems need many SMs
@@ -152,11 +152,10 @@ DECODE = {
 
 # Up to 16 rows of x against a weight of at most 4096 K: 32 weight rows per swap-AB tile (64 wgmma rows, the upper
 # 32 zero), twice the tiles of 64-row ones. A 64-row tile of such a weight is only 512 KB, so few programs are
-# streaming at the start and end of the call (4096^2: 64 tiles for 132 SMs) and the share per program is coarse.
+# streaming at the start and end of the call (4096^2: 64 tiles for 132 SMs). K-major weights (plan_hopper falls back).
 # Measured (results/2026-11-23-half-tiles/, CUDA graphs, cold weights, two runs): 4096^2 +2.3/+1.0% at M = 4/16,
 # 14336x4096 +1.3-1.7/+2.3-2.6%; with longer K (4096x14336, 8192^2, 8192x28672) -1.6 to +0.6%, and at 17-32 rows
-# (32x32 tiles) -1.9 to +0.7%, so those keep 64-row tiles where these fill the SMs (DECODE_HALF below). The weight
-# must be K-contiguous (plan_hopper falls back).
+# (32x32 tiles) -1.9 to +0.7%, so those keep 64-row tiles where these fill the SMs (DECODE_HALF below).
 DECODE_SHORT_K = GemmConfig(block_m=32, block_n=16, block_k=256, stages=5, consumer_warps=4, swap_ab=True)
 DECODE_SHORT_K_MAX_K = 4096
 # 17-64 rows against a weight whose 64-row tiles would fill at most DECODE_HALF_MAX_SHARE of the SMs: the same 32-row
@@ -174,7 +173,8 @@ DECODE_HALF = {
 # swap-AB 64x64x128 s6 (results/2026-11-27-ring-grain/, CUDA graphs, cold weights, weight hint on): at 33-44 rows plain
 # leads 14336x4096 by 5-9% and ties 28672x8192, swap leads 22016x4096 by 5%, 40 rows mixed (0.95-1.11x, 6 weights);
 # at 48-64 rows swap-AB leads on 13 of 16 weights (geomean 1.03x, 0.99-1.16x), so K-major ones take DECODE[64]. An
-# N-major weight keeps the plain tile to 64 rows (nmajor/: swap-AB 4-6% behind at K = 8192, 7% ahead at 18944x3584).
+# N-major weight keeps the plain tile to 64 rows (nmajor/: swap-AB 4-6% behind at K = 8192, 7% ahead at 18944x3584),
+# as do batched products (not measured).
 DECODE_WIDE = GemmConfig(block_m=64, block_n=128, block_k=128, stages=4, consumer_warps=4)
 DECODE_WIDE_MIN_ROWS, DECODE_WIDE_MAX_ROWS = 33, 47
 DECODE_WIDE_MIN_WAVE = 0.75  # tiles of 128 weight rows, as a fraction of the SMs
@@ -548,7 +548,7 @@ def _large_or_other(batches: int, M: int, N: int, K: int, num_sms: int,
     tiles_128 = batches * _cdiv(M, 128) * _cdiv(N, 128)
     tiles_large = batches * _cdiv(M, 128) * _cdiv(N, 256)
     tiles_small = batches * _cdiv(M, 64) * _cdiv(N, 128)
-    panels, wide_max = batches * _cdiv(N, 128), DECODE_WIDE_MAX_ROWS if b_kmajor else 64
+    panels, wide_max = batches * _cdiv(N, 128), DECODE_WIDE_MAX_ROWS if b_kmajor and batches == 1 else 64
     if DECODE_WIDE_MIN_ROWS <= M <= wide_max and panels >= DECODE_WIDE_MIN_WAVE * num_sms:
         order, why = (DECODE_WIDE, SMALL, MEDIUM_FP32_OUT), \
             f"M={M} in 33-{wide_max} and {panels} 128-row weight panels for {num_sms} SMs: plain 64x128 tiles"
