@@ -45,7 +45,8 @@ from . import _env
 from .config import GemmConfig, check_config
 from .one_partition_rule import tile_count
 
-FORMAT = 2
+# 3: M's key splits 33-47 rows from 48-64 (m_bucket); a format-2 entry keyed "M64" may have been tuned on either.
+FORMAT = 3
 FILE_NAME = f"tuned_configs_v{FORMAT}.json"
 MARGIN = 0.02
 CONFIRM_ROUNDS = 3  # alternating re-timings of the fastest candidate and the heuristics before keeping it
