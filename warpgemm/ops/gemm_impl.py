@@ -59,12 +59,13 @@ def _heuristics_tile(a3: torch.Tensor, c3: torch.Tensor, b3: torch.Tensor | None
     b_off = b_geom is not None and tma.off_sector(b_geom, b3.element_size())
     a_geom = tma.describe_any(a3, 2)
     off = b_off or (a_geom is not None and tma.off_sector(a_geom, a3.element_size()))
-    cfg, why = heuristics.choose_config(batches, M, N, a3.shape[2], a3.dtype, c3.dtype, sms, rows_off_sector=off)
-    if cfg in (heuristics.WIDE_160, heuristics.DECODE[64]) and b3 is not None and not b_read_along_k(b3):
-        n_major = heuristics.choose_config(batches, M, N, a3.shape[2], a3.dtype, c3.dtype, sms, b_kmajor=False,
-                                           rows_off_sector=off)
-        if n_major[0] != cfg:
-            cfg, why = n_major[0], f"{n_major[1]}; B is N-major: not {cfg.name}"
+    k_major = b3 is None or b_read_along_k(b3)
+    cfg, why = heuristics.choose_config(batches, M, N, a3.shape[2], a3.dtype, c3.dtype, sms, b_kmajor=k_major,
+                                        rows_off_sector=off)
+    if not k_major:  # say where the layout changed the choice (plans are cached: this runs once per plan)
+        as_k_major = heuristics.choose_config(batches, M, N, a3.shape[2], a3.dtype, c3.dtype, sms, rows_off_sector=off)
+        if as_k_major[0] != cfg:
+            why += f"; B is N-major: not {as_k_major[0].name}"
     if b_geom is not None:  # B read in place (a copied B keeps the heuristics' plan)
         fit = swap_rows.swap_rows_config(cfg, batches, M, N, sms, a3.dtype, c3.dtype,
                                          weight_k_major=b_geom.contiguous_dim == 1)
