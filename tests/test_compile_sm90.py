@@ -421,3 +421,67 @@ def test_weight_hint_keeps_the_one_partition_barrier_pass(cfg):
     hinted = compile_gemm(cfg, a_batched=False, weight_hint=True).asm["ptx"]
     assert _load_operands(hinted)["hinted"]
     assert hinted.count("bar.sync \t0;") == plain.count("bar.sync \t0;")
+
+
+def _load_wait_events(ptx: str) -> list:
+    """gemm_kernel's TMA loads ("A", "B": the operand each reads) and griddepcontrol.wait ("wait"), in PTX order."""
+    import re
+
+    descs = sorted(int(m) for m in re.findall(r"\.b8 gemm_kernel_param_(\d+)\[128\]", ptx))
+    names = dict(zip(descs, "ABC"))
+    reg = {m[0]: names[int(m[1])] for m in re.findall(r"mov\.b64 \t(%rd\d+), gemm_kernel_param_(\d+);", ptx)
+           if int(m[1]) in names}
+    for dst, src in re.findall(r"cvta\.param\.u64 \t(%rd\d+), (%rd\d+);", ptx):
+        if src in reg:
+            reg[dst] = reg[src]
+    events = []
+    for line in ptx.splitlines():
+        if "griddepcontrol.wait" in line:
+            events.append("wait")
+        m = re.search(r"cp\.async\.bulk\.tensor.*complete_tx::bytes\S* \[[^\]]*\], \[(%rd\d+),", line)
+        if m:
+            events.append(reg.get(m.group(1), "?"))
+    return events
+
+
+def _weight_loads_before_a_wait(events: list) -> bool:
+    """Whether some load of A (the weight under swap-AB) is followed by a wait with no load of B in between."""
+    pending = False
+    for e in events:
+        if e == "A":
+            pending = True
+        elif e == "B":
+            pending = False
+        elif e == "wait" and pending:
+            return True
+    return False
+
+
+@pytest.mark.parametrize("cfg,a_k", [(c, a_k) for c in SHIPPED_CONFIGS
+                                     if c.swap_ab and c.store_chunks == 1 and c.warp_specialize and c.cluster_m == 1
+                                     for a_k in ((True, False) if c.block_m >= 64 else (True, ))],
+                         ids=lambda x: getattr(x, "name", "w_kmajor" if x is True else "w_nmajor"))
+def test_static_weight_variant_compiles_clean(cfg, a_k, tmp_path):
+    """A static weight (static_weights.py) lets a swap-AB launch load its first ring-full of weight boxes before it
+    waits on the prior grid: in the producer some weight (A) loads come before a wait and no activation (B) load
+    does; the variant without the promise issues no load before its waits; both spill nothing."""
+    early = compile_gemm(cfg, a_batched=False, a_kmajor=a_k, weight_hint=True, early_weight=True)
+    plain = compile_gemm(cfg, a_batched=False, a_kmajor=a_k, weight_hint=True)
+    events = _load_wait_events(early.asm["ptx"])
+    assert _weight_loads_before_a_wait(events), events
+    assert not _weight_loads_before_a_wait(_load_wait_events(plain.asm["ptx"]))
+    first_b = events.index("B")
+    assert "wait" in events[:first_b], "an activation load before any wait"
+    r = inspect_compiled(early, "early_weight", str(tmp_path))
+    assert r.stack_bytes == 0 and r.local_bytes == 0, f"register spills: {r}"
+    assert r.shared_bytes <= SMEM_LIMIT
+
+
+def test_static_weight_needs_a_dense_warp_specialized_swap_ab_variant():
+    from warpgemm.heuristics import SMALL
+
+    swap = GemmConfig(64, 16, 256, 5, 4, swap_ab=True)
+    for cfg, kw in ((SMALL, {}), (swap.replace(warp_specialize=False), {}),
+                    (swap, dict(grouped=True, a_batched=True, b_batched=False))):
+        with pytest.raises(ValueError, match="early_weight is for dense swap-AB"):
+            compile_gemm(cfg, early_weight=True, **kw)

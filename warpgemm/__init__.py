@@ -8,6 +8,7 @@
     c = warpgemm.add(a, b, alpha=0.5)    # torch.add on the warp-specialized stream kernel
     y = warpgemm.grouped_mm(x, w, offs)  # torch._grouped_mm semantics (mixture-of-experts)
     y = warpgemm.scaled_mm(a8, w8.T, sa, sb, out_dtype=torch.bfloat16)  # torch._scaled_mm (fp8)
+    warpgemm.mark_static(model)          # inference weights: decode launches start loading them early
 """
 from ._env import set_logging
 from .config import GemmConfig, StreamConfig, check_config
@@ -18,8 +19,9 @@ from .ops.elementwise import add, mul
 from .ops.group_gemm import group_gemm
 from .ops.grouped import grouped_mm
 from .ops.scaled import scaled_mm
+from .static_weights import is_static, mark_static
 
 __version__ = "0.1.0"
 
-__all__ = ["matmul", "linear", "explain", "tune", "add", "mul", "grouped_mm", "group_gemm", "scaled_mm", "GemmConfig",
-           "StreamConfig", "check_config", "choose_config", "SHIPPED_CONFIGS", "set_logging", "__version__"]
+__all__ = ["matmul", "linear", "explain", "tune", "add", "mul", "grouped_mm", "group_gemm", "scaled_mm", "mark_static",
+           "is_static", "GemmConfig", "StreamConfig", "check_config", "choose_config", "SHIPPED_CONFIGS", "set_logging", "__version__"]

@@ -42,6 +42,10 @@ if K_ORDER not in ("serpentine", "forward"):
 # weight's loads evict-first in L2 (kernels/hopper/gemm.py, weight_evict_first): it streams the weight once.
 WEIGHT_HINT = os.environ.get("WARPGEMM_WEIGHT_HINT", "1").lower() in _TRUE
 
+# WARPGEMM_STATIC_WEIGHTS=0 ignores every warpgemm.mark_static mark: no launch then reads its weight before the
+# previous kernel on the stream has finished (static_weights.py).
+STATIC_WEIGHTS = os.environ.get("WARPGEMM_STATIC_WEIGHTS", "1").lower() in _TRUE
+
 _log = logging.getLogger("warpgemm")
 
 

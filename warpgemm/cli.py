@@ -178,6 +178,9 @@ def bench_decode(rounds: int = typer.Option(5, help="alternating timing rounds p
                  eager: bool = typer.Option(True, help="also time eager calls (host overhead included)"),
                  m: Optional[str] = typer.Option(None, help="comma-separated M values, any positive ones "
                                                             "(default 1,4,16,32,64)"),
+                 static_weights: bool = typer.Option(False, "--static-weights",
+                                                     help="mark the weights static (warpgemm.mark_static), as an "
+                                                          "inference model's: loads start under the previous kernel"),
                  json_path: Optional[Path] = _JSON_OPT):
     """Decode: x (M = 1-64 rows, or those of --m) @ W.T for the six LLM weights, bandwidth vs F.linear, weights
     cold in L2."""
@@ -189,8 +192,8 @@ def bench_decode(rounds: int = typer.Option(5, help="alternating timing rounds p
 
     ms = DECODE_M if not m else tuple(dict.fromkeys(int(v) for v in m.split(",")))
     res = run_decode_suite(rounds=rounds, configs=chosen, eager=eager, cases=decode_cases(ms),
-                           progress=lambda s: console.print(s, highlight=False))
-    _print_table("bench decode (bf16, CUDA graphs, weights cold in L2)",
+                           progress=lambda s: console.print(s, highlight=False), static_weights=static_weights)
+    _print_table("bench decode (bf16, CUDA graphs, weights cold in L2" + (", static)" if static_weights else ")"),
                  ("shape", "config", "us", "TB/s", "cuBLAS TB/s", "ratio", "eager ratio"),
                  [(r["shape"], r["config"], f"{r['us']:.2f}", f"{r['tbs']:.2f}", f"{r['tbs_baseline']:.2f}",
                    f"{r['ratio']:.3f}", f"{r.get('eager_ratio', float('nan')):.3f}") for r in res["results"]])

@@ -69,8 +69,9 @@ def fit_to_rows(cfg, m: int, dtype=torch.bfloat16):
 
 
 def run_decode_suite(rounds: int = 5, rep_ms: int = 100, warmup_s: float = 3.0, configs=None, eager: bool = True,
-                     cases=None, progress=print) -> dict:
-    """configs: optional list of GemmConfig to time instead of the heuristic's choice (a sweep)."""
+                     cases=None, progress=print, static_weights: bool = False) -> dict:
+    """configs: optional list of GemmConfig to time instead of the heuristic's choice (a sweep). static_weights:
+    mark every weight copy with warpgemm.mark_static (an inference model's weights: static_weights.py)."""
     import warpgemm
 
     dtype = torch.bfloat16
@@ -81,10 +82,16 @@ def run_decode_suite(rounds: int = 5, rep_ms: int = 100, warmup_s: float = 3.0, 
         x = torch.randn(m, k, device="cuda", dtype=dtype)
         copies = weight_copies(n * k * 2)
         weights = [torch.randn(n, k, device="cuda", dtype=dtype) for _ in range(copies)]
+        if static_weights:
+            for w in weights:
+                warpgemm.mark_static(w)
         nbytes = (n * k + m * k + m * n) * 2
         want = F.linear(x.float(), weights[0].float())
         chosen, why = choose_config(1, m, n, k, dtype, dtype, sms)
-        gemv_why = gemv_reason(1, m, True, dtype)  # x @ W.T with W (N, K) row-major: contiguous along K
+        # x @ W.T with W (N, K) row-major: contiguous along K. Static weights may skip the GEMVs (the plan says).
+        gemv_why = gemv_reason(1, m, True, dtype)
+        if gemv_why and static_weights and "path=gemv" not in warpgemm.explain(x, weights[0].T):
+            gemv_why = None
         why = gemv_why or why
         for cfg in dict.fromkeys(fit_to_rows(c, m) for c in configs) if configs else [None]:
             name = "gemv" if cfg is None and gemv_why else (cfg or chosen).name
@@ -115,6 +122,7 @@ def run_decode_suite(rounds: int = 5, rep_ms: int = 100, warmup_s: float = 3.0, 
         torch.cuda.empty_cache()
     res = {"suite": "decode", "dtype": "bf16", "layout": "x (M,K) @ W.T, W (N,K) row-major",
            "baseline": "torch.nn.functional.linear (cuBLAS)", "environment": environment(),
+           "static_weights": static_weights,
            "method": f"CUDA-graph replay of one call per weight copy (copies overflow L2 twice over), "
                      f"{rounds} alternating rounds of triton do_bench_cudagraph medians; eager: do_bench of the "
                      f"same loop; time per call = loop time / copies; bandwidth = (weight + x + y bytes) / time",

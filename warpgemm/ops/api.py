@@ -11,6 +11,7 @@ from . import checks
 from .batching import batch_count, matmul_shapes, to_batched
 from . import gemm_impl
 from .gemm_impl import bmm_into, explain_bmm, select_path
+from ..static_weights import is_static
 
 # Eager calls with no autograd and no tracing skip the dispatcher (a few microseconds per op).
 _PLAIN = (torch.Tensor, torch.nn.Parameter)
@@ -63,8 +64,9 @@ gemm_impl._FORGET_HOOKS.append(_RECIPES.clear)
 
 def _recipe_key(a, b, bias, out_dtype, config) -> tuple:
     bias_key = None if bias is None else (bias.shape, bias.stride(), bias.dtype, bias.device, bias.data_ptr() % 16)
+    # is_static: a static weight's launch may load it before the wait on the previous kernel (static_weights.py).
     return (a.shape, a.stride(), b.shape, b.stride(), a.dtype, b.dtype, a.device, b.device, a.data_ptr() % 16,
-            b.data_ptr() % 16, out_dtype, bias_key, config)
+            b.data_ptr() % 16, out_dtype, bias_key, config, is_static(b))
 
 
 def _matmul(a, b, bias, out, out_dtype, config, names, alias_key=None):

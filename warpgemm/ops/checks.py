@@ -6,6 +6,7 @@ import torch
 
 from .. import _env
 from ..config import check_config
+from ..static_weights import is_static
 
 GEMM_DTYPES = (torch.bfloat16, torch.float16)
 
@@ -99,6 +100,11 @@ def check_out_writable(out: torch.Tensor) -> None:
                              "output position")
     if out.requires_grad and torch.is_grad_enabled():
         raise RuntimeError("out=... arguments don't support automatic differentiation, but out requires grad")
+    if is_static(out):
+        # warpgemm's kernels release the next kernel at their start: a static weight read by it could be read
+        # before this write lands (static_weights.py).
+        raise ValueError("out is marked as a static weight (warpgemm.mark_static), which promises that no running "
+                         "kernel writes it; unmark it (mark_static(t, False)) before writing it with warpgemm")
 
 
 def check_out_not_aliasing(out: torch.Tensor, **inputs) -> None:

@@ -5,6 +5,7 @@ public layer; this layer only plans and launches.
 """
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import torch
@@ -12,6 +13,7 @@ import torch
 from .. import _env
 from ..config import GemmConfig, check_config, weight_layout_problem
 from .. import heuristics, one_partition_rule, swap_rows, tuning
+from ..static_weights import is_static
 from ..kernels.hopper import tma_operands as tma
 from . import checks
 
@@ -171,25 +173,40 @@ _PLANS: dict[tuple, HopperPlan] = {}
 _PLAN_CACHE_LIMIT = 4096
 
 
-def _plan_key(a3, b3, c3, bias, config) -> tuple:
+def _plan_key(a3, b3, c3, bias, config, static_b) -> tuple:
     return (a3.shape, a3.stride(), b3.shape, b3.stride(), c3.shape, c3.stride(), a3.dtype, c3.dtype,
             a3.data_ptr() % 16 == 0, b3.data_ptr() % 16 == 0, c3.data_ptr() % 16 == 0, c3.device.index,
-            None if bias is None else (bias.dtype, bias.data_ptr() % 16 == 0), config)
+            None if bias is None else (bias.dtype, bias.data_ptr() % 16 == 0), config, static_b)
 
 
-def plan_hopper(a3, b3, c3, bias, config, *, may_tune: bool = True) -> HopperPlan:
-    """Config and TMA geometry for a Hopper launch; copies are decided here, made per call by the caller.
-    Without a forced config a winner in the tuning cache comes first (tuning.py; timed here on a miss in
-    WARPGEMM_TUNE=1 mode when may_tune), then the heuristics."""
-    from ..kernels.hopper.gemm import ColumnSplitLaunch, GemmLaunch
-
-    tuned = None
+def plan_hopper(a3, b3, c3, bias, config, *, may_tune: bool = True, static_b: bool = False):
+    """Config and TMA geometry for a Hopper launch (a HopperPlan), or a GEMV's plan; copies are decided here, made per
+    call by the caller. Without a forced config a winner in the tuning cache comes first (tuning.py; timed here on a
+    miss in WARPGEMM_TUNE=1 mode when may_tune), then the heuristics. static_b: B is a static weight
+    (static_weights.is_static), which a launch under its predecessor may start loading before the wait."""
     if config is None:
         gemv_why = heuristics.gemv_reason(c3.shape[0], c3.shape[1], b3.stride(1) == 1, a3.dtype)
         if gemv_why is not None:
+            if static_b and _env.PDL:
+                # A static weight skips the GEMVs where swap-AB tiles would load it ahead and fit one wave: there
+                # they outran the GEMVs by 0.4-8% (4096^2: 2.60 -> 2.81 TB/s), while on the weights of 3.4 waves of
+                # tiles the GEMVs' thousands of hardware-scheduled programs stayed 1-3% ahead (notes/perf.md, session
+                # 30); a GEMV that loads ahead itself lost. Not where the tiles would read a copy, or run in one
+                # partition (no producer to issue the loads).
+                tiles = _tile_plan(a3, b3, c3, bias, None, may_tune, static_b)
+                if (any(k.constexprs.get("EARLY_WEIGHT") for k in _kernels(tiles.launch))
+                        and getattr(tiles.launch, "tiles", math.inf) <= _env.sms_for(c3.device)):
+                    return tiles
             from ..kernels.gemv import GemvLaunch
 
             return GemvPlan(gemv_why, GemvLaunch(a3, b3, c3, bias is not None))
+    return _tile_plan(a3, b3, c3, bias, config, may_tune, static_b)
+
+
+def _tile_plan(a3, b3, c3, bias, config, may_tune: bool, static_b: bool) -> HopperPlan:
+    from ..kernels.hopper.gemm import ColumnSplitLaunch, GemmLaunch
+
+    tuned = None
     a_geom, a_copy = tma.describe_any(a3, 2), 0
     if a_geom is None:
         a_copy = 2
@@ -224,17 +241,19 @@ def plan_hopper(a3, b3, c3, bias, config, *, may_tune: bool = True) -> HopperPla
         launch = ColumnSplitLaunch(cfg, heuristics.TAIL, n1, a_geom, b_geom, c_geom, *batched, sms)
         why += f"; columns >= {n1} in a second launch with {heuristics.TAIL.name} tiles (shorter last wave)"
     else:
-        launch = GemmLaunch(cfg, a_geom, b_geom, c_geom, *batched, sms)
+        # A copy of B is written by this call's own copy kernel just before: never static.
+        launch = GemmLaunch(cfg, a_geom, b_geom, c_geom, *batched, sms, early_weight=static_b and not b_copy)
     return HopperPlan(cfg, why, a_geom, b_geom, c_geom, a_copy, b_copy, c_staged, launch)
 
 
 def _hopper_bmm(a3, b3, bias, c3, config, choice) -> None:
-    key = _plan_key(a3, b3, c3, bias, config)
+    static_b = is_static(b3)
+    key = _plan_key(a3, b3, c3, bias, config, static_b)
     plan = _PLANS.get(key)
     if plan is None:
         if len(_PLANS) >= _PLAN_CACHE_LIMIT:
             _PLANS.clear()
-        plan = _PLANS[key] = plan_hopper(a3, b3, c3, bias, config)
+        plan = _PLANS[key] = plan_hopper(a3, b3, c3, bias, config, static_b=static_b)
     if _env.LOG_ENABLED:
         _env.log(describe_plan(c3, a3, choice, plan))
     a = tma.padded_copy(a3, plan.a_copy) if plan.a_copy else a3
@@ -272,6 +291,8 @@ def describe_plan(c3, a3, choice: PathChoice, plan) -> str:
     ]
     if any(k.constexprs.get("WEIGHT_HINT") for k in _kernels(plan.launch)):
         parts.append("B's loads evict-first in L2 (few rows stream it once)")
+    if any(k.constexprs.get("EARLY_WEIGHT") for k in _kernels(plan.launch)):
+        parts.append("B is a static weight: its first ring-full loads before the wait on the kernel before")
     return "; ".join(parts)
 
 
@@ -295,4 +316,5 @@ def explain_bmm(a3: torch.Tensor, b3: torch.Tensor, c3: torch.Tensor, config: Ge
     choice = select_path(a3.device)
     if choice.path == "portable":
         return f"gemm {tuple(c3.shape)} x K={a3.shape[2]}: portable path ({choice.reason})"
-    return describe_plan(c3, a3, choice, plan_hopper(a3, b3, c3, None, config, may_tune=False))
+    return describe_plan(c3, a3, choice, plan_hopper(a3, b3, c3, None, config, may_tune=False,
+                                                     static_b=is_static(b3)))

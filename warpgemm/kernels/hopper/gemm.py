@@ -98,10 +98,18 @@ def weight_evict_first(cfg: GemmConfig, batches: int, rows: int, k: int, grouped
             and 0 < batches * rows <= WEIGHT_HINT_MAX_ROWS and (readers == 1 or k <= WEIGHT_HINT_MAX_SHARED_K))
 
 
+def early_weight_fits(cfg: GemmConfig, grouped: bool = False, ragged_k: bool = False) -> bool:
+    """Whether a variant can load its weight before the wait on the prior grid (partitions.tma_producer): dense
+    swap-AB products (A is the weight; a grouped GEMM reads its tile table first), warp-specialized (a producer to
+    issue them), without clusters (the pair syncs first) or chunked stores (launched without PDL)."""
+    return (cfg.swap_ab and cfg.warp_specialize and cfg.cluster_m == 1 and cfg.store_chunks == 1
+            and not (grouped or ragged_k))
+
+
 def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched: bool, b_batched: bool,
                       has_bias: bool, grouped: bool = False, when: int = RUN_ALWAYS,
                       offs_table: bool = False, ragged_k: bool = False, scale: int = 0,
-                      weight_hint: bool = False) -> dict:
+                      weight_hint: bool = False, early_weight: bool = False) -> dict:
     """The constexpr arguments of `gemm_kernel` for one variant (shared with the offline compile checks).
 
     grouped: the MoE form, A's rows in groups by a device table, B batched by group, row-bounded stores.
@@ -109,7 +117,12 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
     itself instead of a table (expert_scheduler.OffsExpertScheduler: at most OFFS_GROUPS_MAX groups, RUN_ALWAYS).
     ragged_k: the weight-gradient form, groups along K read through (t, j, x) operand views (ragged_k.py).
     scale: fp8 dequantization in the epilogue (epilogue.OutputScales): 0 none, 1 per tensor, 2 per row and column;
-    dense products only. weight_hint: the weight's loads evict-first in L2 (weight_evict_first decides)."""
+    dense products only. weight_hint: the weight's loads evict-first in L2 (weight_evict_first decides).
+    early_weight: the producer loads a ring-full of the weight before it waits on the prior grid (early_weight
+    decides)."""
+    if early_weight and not early_weight_fits(cfg, grouped, ragged_k):
+        raise ValueError(f"early_weight is for dense swap-AB products in a warp-specialized kernel without clusters; "
+                         f"got {cfg.name}, grouped={grouped}, ragged_k={ragged_k}")
     if weight_hint and (grouped or ragged_k or cfg.cluster_m > 1):
         raise ValueError(f"weight_hint is for dense products without clusters; got {cfg.name}, grouped={grouped}, "
                          f"ragged_k={ragged_k}")
@@ -154,8 +167,8 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
                 PRODUCER_REGS=cfg.producer_regs, CONSUMER_REGS=worker_consumer_regs(cfg), CLUSTER_M=cfg.cluster_m,
                 B_PIECES=cfg.b_pieces, WARP_SPECIALIZE=cfg.warp_specialize,
                 K_SERPENTINE=k_serpentine(cfg, grouped, ragged_k),
-                WEIGHT_HINT=LOAD_PASS_VERSION if weight_hint else 0, SchedulerImpl=scheduler,
-                EpilogueImpl=epilogue, PARTS_HASH=parts_source_hash())
+                WEIGHT_HINT=LOAD_PASS_VERSION if weight_hint else 0, EARLY_WEIGHT=early_weight,
+                SchedulerImpl=scheduler, EpilogueImpl=epilogue, PARTS_HASH=parts_source_hash())
 
 
 def compile_context(cfg: GemmConfig, constexprs: dict):
@@ -187,14 +200,16 @@ class GemmLaunch:
 
     def __init__(self, cfg: GemmConfig, a: TmaGeometry, b: TmaGeometry, c: TmaGeometry, a_batched: bool,
                  b_batched: bool, has_bias: bool, num_sms: int, groups: int = 0, when: int = RUN_ALWAYS,
-                 pdl: bool | None = None, offs_table: bool = False, ragged_k: bool = False, scale: int = 0):
+                 pdl: bool | None = None, offs_table: bool = False, ragged_k: bool = False, scale: int = 0,
+                 early_weight: bool = False):
         """a, b, c: the caller's operands (c = a @ b). groups > 0: the grouped (MoE) form over that many groups;
         tiles are counted on the device, so the grid is sized for the most there can be. when: the grouped form's
         run condition on the device table (expert_scheduler.RUN_*). offs_table: the grouped kernel is handed offs
         as its table and counts the row tiles itself. ragged_k: the weight-gradient form (ragged_k.py): a and b
         are the (t, j, x) views of ragged_view, c is (G, M, N), and offs is the table. pdl: programmatic dependent
         launch (default: launch_uses_pdl). scale: fp8 dequantization (kernel_constexprs); launch() then takes the
-        fp32 scale tensors."""
+        fp32 scale tensors. early_weight: the caller's weight (its B) is one no kernel still running when this one
+        starts can write, so a PDL swap-AB launch may load part of it before the wait (early_weight_fits)."""
         if offs_table and not 0 < groups <= OFFS_GROUPS_MAX:
             # The kernel holds at most OFFS_GROUPS_MAX groups' offsets: later groups' rows would never be written.
             raise ValueError(f"offs_table needs 1 to {OFFS_GROUPS_MAX} groups, got {groups}")
@@ -242,14 +257,16 @@ class GemmLaunch:
             self.grid = persistent_grid(self.tiles, num_sms, M, N)
             self.partial_elems = 0
         num_warps, maxnreg = launch_warps(cfg)
+        pdl = launch_uses_pdl(cfg) if pdl is None else pdl and _env.PDL
+        # Loading the weight before the wait pays only where the launch may start under its predecessor (PDL).
+        early = early_weight and pdl and early_weight_fits(cfg, groups > 0, ragged_k)
         constexprs = kernel_constexprs(cfg, a_kmajor, b_kmajor, a_batched, b_batched, has_bias, grouped=groups > 0,
                                        when=when, offs_table=offs_table, ragged_k=ragged_k, scale=scale,
                                        weight_hint=weight_evict_first(cfg, weight_batches, c.shape[1],
                                                                       a.shape[2] if a_kmajor else a.shape[1],
-                                                                      groups > 0, ragged_k))
-        self.kernel = CachedKernel(gemm_kernel, constexprs,
-                                   num_warps, maxnreg,
-                                   pdl=launch_uses_pdl(cfg) if pdl is None else pdl and _env.PDL,
+                                                                      groups > 0, ragged_k),
+                                       early_weight=early)
+        self.kernel = CachedKernel(gemm_kernel, constexprs, num_warps, maxnreg, pdl=pdl,
                                    compile_context=functools.partial(compile_context, cfg, constexprs))
 
     @property

@@ -62,12 +62,13 @@ class GemmOperands:
     B_PIECES: gl.constexpr
     K_SERPENTINE: gl.constexpr
     WEIGHT_HINT: gl.constexpr
+    EARLY_WEIGHT: gl.constexpr
 
     @gluon.constexpr_function
     def __init__(self, a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,
                  scale_a_ptr, scale_b_ptr, a_bufs, b_bufs, b_rest, ring, turns,
                  A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, SCALE, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB,
-                 RAGGED_K, CLUSTER_M, B_PIECES, K_SERPENTINE, WEIGHT_HINT):
+                 RAGGED_K, CLUSTER_M, B_PIECES, K_SERPENTINE, WEIGHT_HINT, EARLY_WEIGHT):
         self.a_desc = a_desc
         self.b_desc = b_desc
         self.c_desc = c_desc
@@ -98,6 +99,7 @@ class GemmOperands:
         self.B_PIECES = gl.constexpr(B_PIECES)
         self.K_SERPENTINE = gl.constexpr(K_SERPENTINE)
         self.WEIGHT_HINT = gl.constexpr(WEIGHT_HINT)
+        self.EARLY_WEIGHT = gl.constexpr(EARLY_WEIGHT)
 
     # Static tile shape, read off the operand descriptors' boxes (with SWAP_AB the output descriptor is C's, not
     # the product's: A is the caller's B transposed and the tile is stored transposed).
@@ -136,6 +138,11 @@ class GemmOperands:
     @gluon.constexpr_function
     def block_k(self):
         return self.a_desc.block_type.shape[2] if self.A_KMAJOR else self.a_desc.block_type.shape[1]
+
+    @gluon.constexpr_function
+    def step_bytes(self):
+        """Bytes a K step's loads bring into a ring slot: A's box and every piece of B."""
+        return self.a_desc.block_type.nbytes + self.B_PIECES * self.b_desc.block_type.nbytes
 
     @gluon.jit
     def gemm_m(self):
@@ -281,11 +288,16 @@ def evict_first_end():
 def load_step(p: GemmOperands, work, kk, index, bar, pred=True):
     """Issue the TMA loads of K step kk of `work` into ring slot `index`, counted by `bar` (the slot's ready
     barrier), if `pred`: the producer partition's work per step, and the one-partition kernel's (one_partition.py)."""
-    BK: gl.constexpr = p.block_k()
     # The ready barrier counts every piece of B (with CLUSTER_M = 2: its own half and its peer's multicast).
-    nbytes: gl.constexpr = p.a_desc.block_type.nbytes + p.B_PIECES * p.b_desc.block_type.nbytes
-    off_m = work.off_m
-    off_n = work.off_n
+    mbarrier.expect(bar, p.step_bytes(), pred=pred)
+    load_a(p, work, kk, index, bar, pred)
+    load_b(p, work, kk, index, bar, pred)
+
+
+@gluon.jit
+def _k_coords(p: GemmOperands, work, kk):
+    """(A's outer coordinate, B's outer coordinate, K coordinate) of K step kk of `work`."""
+    BK: gl.constexpr = p.block_k()
     if p.RAGGED_K:
         # Tokens [t, t + r) of the unit's group, through both operands' (t, j, x) views: the box at
         # j = r - BK holds BK - r zero rows, then those tokens (ragged_k.py).
@@ -298,20 +310,32 @@ def load_step(p: GemmOperands, work, kk, index, bar, pred=True):
         a_outer = work.batch if p.A_BATCHED else 0
         b_outer = work.batch if p.B_BATCHED else 0
         k = (work.k_first + kk) * BK
-    mbarrier.expect(bar, nbytes, pred=pred)
+    return a_outer, b_outer, k
+
+
+@gluon.jit
+def load_a(p: GemmOperands, work, kk, index, bar, pred=True):
+    """A's TMA load of K step kk into slot `index` (the ready barrier's expect is the caller's)."""
+    a_outer, b_outer, k = _k_coords(p, work, kk)
     # WEIGHT_HINT (gemm.weight_evict_first): the weight's loads (A under swap-AB, else B) are marked for an L2
     # evict-first policy, so a weight streamed once replaces its own lines instead of the rest of the L2's.
     if p.WEIGHT_HINT and p.SWAP_AB:
         evict_first_begin()
     if p.A_KMAJOR:
-        tma.async_copy_global_to_shared(p.a_desc, [a_outer, off_m, k], bar, p.a_slot(index), pred=pred)
+        tma.async_copy_global_to_shared(p.a_desc, [a_outer, work.off_m, k], bar, p.a_slot(index), pred=pred)
     else:
-        tma.async_copy_global_to_shared(p.a_desc, [a_outer, k, off_m], bar, p.a_slot(index), pred=pred)
-    if p.WEIGHT_HINT:
-        if p.SWAP_AB:
-            evict_first_end()
-        else:
-            evict_first_begin()
+        tma.async_copy_global_to_shared(p.a_desc, [a_outer, k, work.off_m], bar, p.a_slot(index), pred=pred)
+    if p.WEIGHT_HINT and p.SWAP_AB:
+        evict_first_end()
+
+
+@gluon.jit
+def load_b(p: GemmOperands, work, kk, index, bar, pred=True):
+    """B's TMA load(s) of K step kk into slot `index` (the ready barrier's expect is the caller's)."""
+    a_outer, b_outer, k = _k_coords(p, work, kk)
+    off_n = work.off_n
+    if p.WEIGHT_HINT and not p.SWAP_AB:
+        evict_first_begin()
     if p.CLUSTER_M == 2:
         # Rank r of the pair loads rows [r * HALF, (r + 1) * HALF) of the B tile into both CTAs' slots.
         HALF: gl.constexpr = p.b_desc.block_type.shape[1]
@@ -343,16 +367,39 @@ def load_step(p: GemmOperands, work, kk, index, bar, pred=True):
 @gluon.jit
 def tma_producer(p: GemmOperands, SchedulerImpl: gl.constexpr):
     cluster_sync(p.CLUSTER_M)
-    wait_for_prior_grid()  # before the scheduler: a grouped GEMM's reads its tile table from global memory
+    if not p.EARLY_WEIGHT:
+        wait_for_prior_grid()  # before the scheduler: a grouped GEMM's reads its tile table from global memory
     sched = p.scheduler(SchedulerImpl)
     pos = RingPosition.start(p.ring.num_slots)
+    # EARLY_WEIGHT (gemm.early_weight; swap-AB, so A is the weight): the first unit's first ring-full of weight
+    # boxes goes out before the wait on the prior grid, which may still be draining, and lands in shared memory
+    # (not in L2, where the predecessor's own stream would evict it); x's boxes, which the predecessor may be
+    # writing, follow the wait into the same slots and barriers. Only for weights no earlier kernel still running
+    # can write: the caller's promise (warpgemm.static_weights).
+    early = 0
+    if p.EARLY_WEIGHT:
+        first = sched.work(sched.local_count() * 0)  # a tensor index: work() compares it
+        early = gl.where(sched.local_count() > 0, gl.minimum(first.k_count, p.ring.num_slots), 0)
+        for kk in range(early):
+            mbarrier.expect(p.ring.ready_barrier(pos), p.step_bytes())
+            load_a(p, first, kk, pos.index, p.ring.ready_barrier(pos))
+            pos = pos.next()
+        wait_for_prior_grid()
+        pos = RingPosition.start(p.ring.num_slots)
+        for kk in range(early):
+            load_b(p, first, kk, pos.index, p.ring.ready_barrier(pos))
+            pos = pos.next()
     # Units in order, whichever consumer takes them: the ring is a FIFO both consumers read from.
     for i in range(sched.local_count()):
         work = sched.work(i)
         # K_SERPENTINE: odd units read their K steps last to first, so each wave of tiles starts where the one
         # before it ended (gemm.k_serpentine). The consumer adds the slots in ring order, whatever their K.
         flip = i % 2 if p.K_SERPENTINE else i * 0
-        for kk in range(work.k_count):
+        if p.EARLY_WEIGHT:
+            kk0 = gl.where(i == 0, early, 0)  # the first unit's early steps are in the ring already
+        else:
+            kk0 = 0
+        for kk in range(kk0, work.k_count):
             p.ring.wait_empty(pos)
             load_step(p, work, kk + flip * (work.k_count - 1 - 2 * kk), pos.index, p.ring.ready_barrier(pos))
             pos = pos.next()
