@@ -376,10 +376,9 @@ def test_one_partition_variants_are_dense_only():
             compile_gemm(flat, **kw)
 
 
-def _load_operands(ptx: str) -> dict:
-    """Which operands ("A", "B") the plain and the L2-hinted TMA loads of gemm_kernel's PTX read: each load's
-    descriptor register traced back to its kernel parameter (the descriptors are the 128-byte parameters, in the order
-    A, B, C)."""
+def _descriptor_registers(ptx: str) -> dict:
+    """gemm_kernel's PTX registers that hold a TMA descriptor, each mapped to its operand ("A", "B", "C"): traced back
+    to the kernel parameter (the descriptors are the 128-byte parameters, in the order A, B, C)."""
     import re
 
     descs = sorted(int(m) for m in re.findall(r"\.b8 gemm_kernel_param_(\d+)\[128\]", ptx))
@@ -389,6 +388,14 @@ def _load_operands(ptx: str) -> dict:
     for dst, src in re.findall(r"cvta\.param\.u64 \t(%rd\d+), (%rd\d+);", ptx):
         if src in reg:
             reg[dst] = reg[src]
+    return reg
+
+
+def _load_operands(ptx: str) -> dict:
+    """Which operands ("A", "B") the plain and the L2-hinted TMA loads of gemm_kernel's PTX read."""
+    import re
+
+    reg = _descriptor_registers(ptx)
     out = {"hinted": set(), "plain": set()}
     for hint, desc in re.findall(r"complete_tx::bytes(\.L2::cache_hint)? \[[^\]]*\], \[(%rd\d+),", ptx):
         out["hinted" if hint else "plain"].add(reg.get(desc, "?"))
@@ -427,13 +434,7 @@ def _load_wait_events(ptx: str) -> list:
     """gemm_kernel's TMA loads ("A", "B": the operand each reads) and griddepcontrol.wait ("wait"), in PTX order."""
     import re
 
-    descs = sorted(int(m) for m in re.findall(r"\.b8 gemm_kernel_param_(\d+)\[128\]", ptx))
-    names = dict(zip(descs, "ABC"))
-    reg = {m[0]: names[int(m[1])] for m in re.findall(r"mov\.b64 \t(%rd\d+), gemm_kernel_param_(\d+);", ptx)
-           if int(m[1]) in names}
-    for dst, src in re.findall(r"cvta\.param\.u64 \t(%rd\d+), (%rd\d+);", ptx):
-        if src in reg:
-            reg[dst] = reg[src]
+    reg = _descriptor_registers(ptx)
     events = []
     for line in ptx.splitlines():
         if "griddepcontrol.wait" in line:
