@@ -18,7 +18,9 @@ VARIANTS = (*DECODE.values(), *DECODE_HALF.values(), DECODE_SHORT_K, GemmConfig(
 
 
 def _static_copy(w: torch.Tensor) -> torch.Tensor:
-    return warpgemm.mark_static(w.clone())
+    ws = warpgemm.mark_static(w.clone())
+    torch.cuda.synchronize()  # the promise: a marked tensor's last writes are done before a product reads it
+    return ws
 
 
 def _explain_static(x, w, cfg=None) -> bool:
@@ -141,3 +143,19 @@ def test_two_streams_share_static_weights():
     for o1, o2 in outs:
         assert all(torch.equal(a, b) for a, b in zip(o1, want1))
         assert all(torch.equal(a, b) for a, b in zip(o2, want2))
+
+
+def test_a_static_weight_updated_then_synchronized_is_read_anew():
+    """The documented update path: write a marked weight in place, synchronize, read it: the new values."""
+    g = torch.Generator(device=DEV).manual_seed(55)
+    x = rand(16, 4096, g=g)
+    w = _static_copy(rand(4096, 4096, g=g))
+    first = warpgemm.linear(x, w)
+    for _ in range(3):
+        new = rand(4096, 4096, g=g)
+        w.copy_(new)
+        torch.cuda.synchronize()
+        got = warpgemm.linear(x, w)
+        assert torch.equal(got, warpgemm.linear(x, new)) and not torch.equal(got, first)
+    with pytest.raises(ValueError, match="static weight"):
+        warpgemm.matmul(x, new.T, out=w[:16])

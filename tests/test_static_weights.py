@@ -5,7 +5,7 @@ import torch
 import warpgemm
 from warpgemm import _env
 from warpgemm.ops import api, gemm_impl
-from warpgemm.static_weights import is_static, mark_static
+from warpgemm.static_weights import is_static, mark_static, writes_static
 
 BF = torch.bfloat16
 
@@ -68,9 +68,16 @@ def test_one_or_two_rows_against_a_static_weight_skip_the_gemv(monkeypatch):
         assert isinstance(gemm_impl.plan_hopper(a3, w.t().unsqueeze(0), c3, None, None), GemvPlan)
         p = gemm_impl.plan_hopper(a3, w.t().unsqueeze(0), c3, None, None, static_b=True)
         assert not isinstance(p, GemvPlan) and p.config.swap_ab and p.launch.constexprs["EARLY_WEIGHT"]
-        odd = meta(14336, 4100)[:, :4099]  # rows off 16 bytes: the swap-AB kernel would copy it, the GEMV need not
-        assert isinstance(gemm_impl.plan_hopper(meta(1, m, 4099), odd.t().unsqueeze(0), meta(1, m, 14336), None,
+        # Rows off 16 bytes (128 tiles, one wave): the swap-AB kernel would copy the weight, the GEMV reads it.
+        odd = meta(4096, 4100)[:, :4099]
+        assert isinstance(gemm_impl.plan_hopper(meta(1, m, 4099), odd.t().unsqueeze(0), meta(1, m, 4096), None,
                                                 None, static_b=True), GemvPlan)
+        even = meta(4096, 4104)[:, :4096]  # the same with rows TMA can read: tiles
+        assert not isinstance(gemm_impl.plan_hopper(meta(1, m, 4096), even.t().unsqueeze(0), meta(1, m, 4096), None,
+                                                    None, static_b=True), GemvPlan)
+        # x off 16 bytes would be copied for the tiles, not for the GEMV.
+        x_odd = meta(1, m, 4104)[:, :, 1:4097]
+        assert isinstance(gemm_impl.plan_hopper(x_odd, w.t().unsqueeze(0), c3, None, None, static_b=True), GemvPlan)
         # 28672 weight rows make 3.4 waves of tiles: the GEMV's hardware-scheduled programs stay ahead there.
         wide = meta(28672, 8192)
         assert isinstance(gemm_impl.plan_hopper(meta(1, m, 8192), wide.t().unsqueeze(0), meta(1, m, 28672), None,
@@ -99,7 +106,26 @@ def test_plans_and_recipes_keep_static_and_plain_weights_apart():
 
 def test_warpgemm_refuses_to_write_a_static_tensor():
     out = mark_static(meta(16, 14336))
-    with pytest.raises(ValueError, match="out is marked as a static weight"):
+    with pytest.raises(ValueError, match="out shares memory with a tensor marked as a static weight"):
         warpgemm.matmul(meta(16, 4096), meta(4096, 14336), out=out)
     mark_static(out, False)
     assert warpgemm.matmul(meta(16, 4096), meta(4096, 14336), out=out) is out
+
+
+def test_a_write_through_any_alias_counts(monkeypatch):
+    w = mark_static(torch.randn(16, 32))
+    for alias in (w, w.t(), w[2:], w.detach(), w.data):
+        assert writes_static(alias)
+    assert not writes_static(torch.randn(16, 32))
+    with pytest.raises(ValueError, match="static weight"):
+        torch.ops.warpgemm.bmm_out(torch.randn(1, 16, 8), torch.randn(1, 8, 32), None, w.detach().unsqueeze(0), None)
+    monkeypatch.setattr(_env, "STATIC_WEIGHTS", False)
+    assert not writes_static(w.detach())
+
+
+def test_unmarking_a_view_of_a_marked_tensor_is_refused():
+    w = mark_static(torch.randn(16, 32))
+    with pytest.raises(ValueError, match="view of a marked tensor"):
+        mark_static(w.t(), False)
+    mark_static(w, False)
+    assert not is_static(w.t())

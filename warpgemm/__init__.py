@@ -24,4 +24,5 @@ from .static_weights import is_static, mark_static
 __version__ = "0.1.0"
 
 __all__ = ["matmul", "linear", "explain", "tune", "add", "mul", "grouped_mm", "group_gemm", "scaled_mm", "mark_static",
-           "is_static", "GemmConfig", "StreamConfig", "check_config", "choose_config", "SHIPPED_CONFIGS", "set_logging", "__version__"]
+           "is_static", "GemmConfig", "StreamConfig", "check_config", "choose_config", "SHIPPED_CONFIGS", "set_logging",
+           "__version__"]

@@ -5,19 +5,23 @@ warpgemm's weight-streaming (swap-AB) launches use programmatic dependent launch
 previous kernel on the stream drains, and wait for it (griddepcontrol.wait) before touching memory, since that
 kernel may be writing x. A weight that no kernel still running can write need not wait: with the promise, each
 program loads its first ring-full of weight boxes into shared memory before the wait, so the HBM stays busy across
-the gap between two kernels (kernels/hopper/partitions.py, tma_producer). Results are bitwise the same; only when
-the bytes arrive changes. Measured on an H100, back to back in CUDA graphs on cold weights: `bench decode`
-+1-9% per shape (notes/perf.md, session 30).
+the gap between two kernels (kernels/hopper/partitions.py, tma_producer). A given tile gives bitwise the same results
+either way; one or two rows of x may move from a GEMV to those tiles, which sum in another order. Measured on an
+H100, back to back in CUDA graphs on cold weights: `bench decode` 1.077x -> 1.113x F.linear (notes/perf.md,
+session 30).
 
 The promise, per tensor (its storage, through any view of it): **no GPU kernel that may still be running when a
-warpgemm call starts writes it.** Inference weights keep it: they are written at load time, and later in-place
-updates by ordinary PyTorch kernels (copy_, load_state_dict, optimizer steps) finish before the next kernel on the
-stream starts, since those kernels never release their successor early. What breaks it: writing the tensor with a
-kernel that releases its successor early (programmatic dependent launch) right before a warpgemm call reads it:
-warpgemm's own kernels do, so warpgemm refuses a static tensor as `out=`; so may kernels of other libraries.
-Breaking it makes the product read stale weights. `WARPGEMM_STATIC_WEIGHTS=0` ignores every mark.
+warpgemm call starts writes it, and its last writes are visible by then.** Only the wait on the prior grid
+guarantees visibility, so after writing a marked tensor (loading weights, load_state_dict, copy_, an optimizer step)
+synchronize the stream before the next warpgemm call reads it, or unmark it while writing. A kernel that releases
+its successor early (programmatic dependent launch) may still be running several launches later: warpgemm's own
+kernels release theirs at entry, which is why warpgemm refuses to write a marked tensor (`out=`); other libraries'
+kernels may too. Breaking the promise makes the product read stale weights. `WARPGEMM_STATIC_WEIGHTS=0` ignores
+every mark.
 """
 from __future__ import annotations
+
+import weakref
 
 import torch
 
@@ -25,6 +29,8 @@ from . import _env
 
 ATTR = "_warpgemm_static"
 _any_marked = False  # until the first mark, is_static answers without looking at the tensor (every call asks)
+# Marked tensors by id (a WeakSet would compare tensors with ==), for writes_static: any alias of their storage.
+_marked: dict = {}
 
 
 def mark_static(obj, static: bool = True):
@@ -44,8 +50,14 @@ def mark_static(obj, static: bool = True):
         global _any_marked
         _any_marked = True
         setattr(obj, ATTR, True)
-    elif ATTR in obj.__dict__:
+        _marked[id(obj)] = weakref.ref(obj)
+        return obj
+    if ATTR in obj.__dict__:
         delattr(obj, ATTR)
+    _marked.pop(id(obj), None)
+    if is_static(obj):
+        raise ValueError("mark_static(t, False): t is a view of a marked tensor, whose mark covers every view; "
+                         "unmark the tensor that owns the storage (t._base)")
     return obj
 
 
@@ -58,3 +70,21 @@ def is_static(t: torch.Tensor) -> bool:
         return True
     base = t._base
     return base is not None and getattr(base, ATTR, False)
+
+
+def writes_static(out: torch.Tensor) -> bool:
+    """Whether writing `out` would write a marked tensor's storage through any alias (a view, .detach(), .data)."""
+    if not (_any_marked and _env.STATIC_WEIGHTS) or torch.compiler.is_compiling():
+        return False  # traced: fake tensors carry no marks, and the out= op checks again when it runs (library.py)
+    if is_static(out):
+        return True
+    if out.device.type == "meta":  # no storage to compare
+        return False
+    ptr = out.untyped_storage().data_ptr()
+    for key, ref in list(_marked.items()):
+        m = ref()
+        if m is None or not getattr(m, ATTR, False):  # freed (its id may be reused), or unmarked
+            _marked.pop(key, None)
+        elif m.device == out.device and m.untyped_storage().data_ptr() == ptr:
+            return True
+    return False

@@ -184,7 +184,8 @@ def tune(a: torch.Tensor, b: torch.Tensor, *, bias: torch.Tensor | None = None, 
     candidate once), keeps the winner in the tuning cache and uses it from the next call of this problem on, here
     and in later processes unless WARPGEMM_TUNE=0 (warpgemm/tuning.py). Returns the result: `.config` is None when
     the heuristics' choice stayed fastest, `.rows` has every candidate's time and error. One- and two-row products
-    run the GEMV and are not tuned.
+    are not tuned: they run a GEMV, or against a static weight (warpgemm.mark_static) the heuristics' swap-AB tile.
+    The tuner times candidates without the static-weight early loads.
     """
     shapes, out_dtype = _prepare(a, b, bias, None, out_dtype, None, ("a", "b"))
     if a.device.type != "cuda" or select_path(a.device).path != "hopper":
@@ -195,7 +196,8 @@ def tune(a: torch.Tensor, b: torch.Tensor, *, bias: torch.Tensor | None = None, 
         raise ValueError(f"nothing to tune: the product is empty (output {tuple(c3.shape)}, K={a3.shape[2]})")
     gemv_why = heuristics.gemv_reason(c3.shape[0], c3.shape[1], b3.stride(1) == 1, a3.dtype)
     if gemv_why is not None:
-        raise ValueError(f"not tuned: this product runs the GEMV ({gemv_why})")
+        raise ValueError(f"not tuned: one- and two-row products run a GEMV ({gemv_why}) or, against a static "
+                         "weight, the heuristics' swap-AB tile")
     if bias is not None and bias.stride(0) != 1:
         bias = bias.contiguous()
     return tuning.tune_problem(a3, b3, c3, bias, rep_ms=rep_ms, progress=progress)

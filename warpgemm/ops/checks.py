@@ -6,7 +6,7 @@ import torch
 
 from .. import _env
 from ..config import check_config
-from ..static_weights import is_static
+from ..static_weights import writes_static
 
 GEMM_DTYPES = (torch.bfloat16, torch.float16)
 
@@ -100,11 +100,16 @@ def check_out_writable(out: torch.Tensor) -> None:
                              "output position")
     if out.requires_grad and torch.is_grad_enabled():
         raise RuntimeError("out=... arguments don't support automatic differentiation, but out requires grad")
-    if is_static(out):
-        # warpgemm's kernels release the next kernel at their start: a static weight read by it could be read
-        # before this write lands (static_weights.py).
-        raise ValueError("out is marked as a static weight (warpgemm.mark_static), which promises that no running "
-                         "kernel writes it; unmark it (mark_static(t, False)) before writing it with warpgemm")
+    check_out_not_static(out)
+
+
+def check_out_not_static(out: torch.Tensor) -> None:
+    """warpgemm's GEMM kernels release the next kernel at their start, so a static weight they wrote could be read
+    by a later launch before the write lands (static_weights.py): refuse one, through any alias of its storage."""
+    if writes_static(out):
+        raise ValueError("out shares memory with a tensor marked as a static weight (warpgemm.mark_static), which "
+                         "promises that no running kernel writes it; unmark that tensor (mark_static(t, False)) "
+                         "before writing it with warpgemm")
 
 
 def check_out_not_aliasing(out: torch.Tensor, **inputs) -> None:

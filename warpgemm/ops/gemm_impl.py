@@ -191,10 +191,12 @@ def plan_hopper(a3, b3, c3, bias, config, *, may_tune: bool = True, static_b: bo
                 # A static weight skips the GEMVs where swap-AB tiles would load it ahead and fit one wave: there
                 # they outran the GEMVs by 0.4-8% (4096^2: 2.60 -> 2.81 TB/s), while on the weights of 3.4 waves of
                 # tiles the GEMVs' thousands of hardware-scheduled programs stayed 1-3% ahead (notes/perf.md, session
-                # 30); a GEMV that loads ahead itself lost. Not where the tiles would read a copy, or run in one
-                # partition (no producer to issue the loads).
+                # 30); a GEMV that loads ahead itself lost. Not where the tiles would copy an operand or stage the
+                # output (the GEMV reads and writes them in place), nor run in one partition (no producer to issue
+                # the loads).
                 tiles = _tile_plan(a3, b3, c3, bias, None, may_tune, static_b)
                 if (any(k.constexprs.get("EARLY_WEIGHT") for k in _kernels(tiles.launch))
+                        and not (tiles.a_copy or tiles.b_copy or tiles.c_staged)
                         and getattr(tiles.launch, "tiles", math.inf) <= _env.sms_for(c3.device)):
                     return tiles
             from ..kernels.gemv import GemvLaunch

@@ -13,7 +13,7 @@ from torch import Tensor
 
 from ..config import GemmConfig
 from .batching import batch_count
-from .checks import check_out_not_aliasing
+from .checks import check_out_not_aliasing, check_out_not_static
 from .gemm_impl import bmm_into
 
 
@@ -43,8 +43,10 @@ def _bmm_fake(a, b, bias, out_dtype, config):
 @torch.library.custom_op("warpgemm::bmm_out", mutates_args=("out", ))
 def bmm_out(a: Tensor, b: Tensor, bias: Optional[Tensor], out: Tensor, config: Optional[List[int]]) -> None:
     """Like bmm, written into `out` (batches, M, N) of any strides."""
-    # The public call checked this already, except under torch.compile, where storage addresses are not traced.
+    # The public call checked these already, except under torch.compile, where storage addresses are not traced and
+    # fake tensors carry no static-weight mark.
     check_out_not_aliasing(out, a=a, b=b, bias=bias)
+    check_out_not_static(out)
     bmm_into(a, b, bias, out, _config(config))
 
 

@@ -100,7 +100,7 @@ def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, 
     # K_SERPENTINE (gemm.k_serpentine): the producer reads the K steps of a program's odd units last to first.
     # WEIGHT_HINT (gemm.weight_evict_first): 0, or ptx_hints.LOAD_PASS_VERSION where the weight's TMA loads carry an
     # L2 evict-first policy (a PTX pass, as for L2_STORE_HINT; checked at trace time).
-    # EARLY_WEIGHT (gemm.early_weight): the producer loads the first unit's first ring-full of weight boxes before
+    # EARLY_WEIGHT (gemm.early_weight_fits): the producer loads the first unit's first ring-full of weight boxes before
     # it waits on the prior grid (swap-AB launches whose caller promised a weight no running kernel writes).
     # PARTS_HASH (launch.parts_source_hash): the Gluon parts' source, so that an edit to a method of a policy class
     # (reached through a constexpr, which Triton's cache key does not follow) cannot be served an old binary.

@@ -290,12 +290,13 @@ def load_step(p: GemmOperands, work, kk, index, bar, pred=True):
     barrier), if `pred`: the producer partition's work per step, and the one-partition kernel's (one_partition.py)."""
     # The ready barrier counts every piece of B (with CLUSTER_M = 2: its own half and its peer's multicast).
     mbarrier.expect(bar, p.step_bytes(), pred=pred)
-    load_a(p, work, kk, index, bar, pred)
-    load_b(p, work, kk, index, bar, pred)
+    at = step_coords(p, work, kk)
+    load_a(p, work, at, index, bar, pred)
+    load_b(p, work, at, index, bar, pred)
 
 
 @gluon.jit
-def _k_coords(p: GemmOperands, work, kk):
+def step_coords(p: GemmOperands, work, kk):
     """(A's outer coordinate, B's outer coordinate, K coordinate) of K step kk of `work`."""
     BK: gl.constexpr = p.block_k()
     if p.RAGGED_K:
@@ -314,9 +315,10 @@ def _k_coords(p: GemmOperands, work, kk):
 
 
 @gluon.jit
-def load_a(p: GemmOperands, work, kk, index, bar, pred=True):
-    """A's TMA load of K step kk into slot `index` (the ready barrier's expect is the caller's)."""
-    a_outer, b_outer, k = _k_coords(p, work, kk)
+def load_a(p: GemmOperands, work, at, index, bar, pred=True):
+    """A's TMA load of the K step at `at` (step_coords) into slot `index` (the ready barrier's expect is the
+    caller's)."""
+    a_outer, b_outer, k = at
     # WEIGHT_HINT (gemm.weight_evict_first): the weight's loads (A under swap-AB, else B) are marked for an L2
     # evict-first policy, so a weight streamed once replaces its own lines instead of the rest of the L2's.
     if p.WEIGHT_HINT and p.SWAP_AB:
@@ -330,9 +332,10 @@ def load_a(p: GemmOperands, work, kk, index, bar, pred=True):
 
 
 @gluon.jit
-def load_b(p: GemmOperands, work, kk, index, bar, pred=True):
-    """B's TMA load(s) of K step kk into slot `index` (the ready barrier's expect is the caller's)."""
-    a_outer, b_outer, k = _k_coords(p, work, kk)
+def load_b(p: GemmOperands, work, at, index, bar, pred=True):
+    """B's TMA load(s) of the K step at `at` (step_coords) into slot `index` (the ready barrier's expect is the
+    caller's)."""
+    a_outer, b_outer, k = at
     off_n = work.off_n
     if p.WEIGHT_HINT and not p.SWAP_AB:
         evict_first_begin()
@@ -371,7 +374,7 @@ def tma_producer(p: GemmOperands, SchedulerImpl: gl.constexpr):
         wait_for_prior_grid()  # before the scheduler: a grouped GEMM's reads its tile table from global memory
     sched = p.scheduler(SchedulerImpl)
     pos = RingPosition.start(p.ring.num_slots)
-    # EARLY_WEIGHT (gemm.early_weight; swap-AB, so A is the weight): the first unit's first ring-full of weight
+    # EARLY_WEIGHT (gemm.early_weight_fits; swap-AB, so A is the weight): the first unit's first ring-full of weight
     # boxes goes out before the wait on the prior grid, which may still be draining, and lands in shared memory
     # (not in L2, where the predecessor's own stream would evict it); x's boxes, which the predecessor may be
     # writing, follow the wait into the same slots and barriers. Only for weights no earlier kernel still running
@@ -382,12 +385,12 @@ def tma_producer(p: GemmOperands, SchedulerImpl: gl.constexpr):
         early = gl.where(sched.local_count() > 0, gl.minimum(first.k_count, p.ring.num_slots), 0)
         for kk in range(early):
             mbarrier.expect(p.ring.ready_barrier(pos), p.step_bytes())
-            load_a(p, first, kk, pos.index, p.ring.ready_barrier(pos))
+            load_a(p, first, step_coords(p, first, kk), pos.index, p.ring.ready_barrier(pos))
             pos = pos.next()
         wait_for_prior_grid()
         pos = RingPosition.start(p.ring.num_slots)
         for kk in range(early):
-            load_b(p, first, kk, pos.index, p.ring.ready_barrier(pos))
+            load_b(p, first, step_coords(p, first, kk), pos.index, p.ring.ready_barrier(pos))
             pos = pos.next()
     # Units in order, whichever consumer takes them: the ring is a FIFO both consumers read from.
     for i in range(sched.local_count()):
