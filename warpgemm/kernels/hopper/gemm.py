@@ -118,8 +118,8 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
     ragged_k: the weight-gradient form, groups along K read through (t, j, x) operand views (ragged_k.py).
     scale: fp8 dequantization in the epilogue (epilogue.OutputScales): 0 none, 1 per tensor, 2 per row and column;
     dense products only. weight_hint: the weight's loads evict-first in L2 (weight_evict_first decides).
-    early_weight: the producer loads a ring-full of the weight before it waits on the prior grid (early_weight
-    decides)."""
+    early_weight: the producer loads a ring-full of the weight before it waits on the prior grid (GemmLaunch
+    decides: a static weight, PDL and early_weight_fits)."""
     if early_weight and not early_weight_fits(cfg, grouped, ragged_k):
         raise ValueError(f"early_weight is for dense swap-AB products in a warp-specialized kernel without clusters; "
                          f"got {cfg.name}, grouped={grouped}, ragged_k={ragged_k}")
