@@ -194,7 +194,9 @@ def plan_hopper(a3, b3, c3, bias, config, *, may_tune: bool = True, static_b: bo
                 # 30); a GEMV that loads ahead itself lost. Not where the tiles would copy an operand or stage the
                 # output (the GEMV reads and writes them in place), nor run in one partition (no producer to issue
                 # the loads).
-                tiles = _tile_plan(a3, b3, c3, bias, None, may_tune, static_b)
+                # Never tuned here (may_tune=False): a trial plan the GEMV may still win over, and tune() refuses
+                # one- and two-row products.
+                tiles = _tile_plan(a3, b3, c3, bias, None, False, static_b)
                 if (any(k.constexprs.get("EARLY_WEIGHT") for k in _kernels(tiles.launch))
                         and not (tiles.a_copy or tiles.b_copy or tiles.c_staged)
                         and getattr(tiles.launch, "tiles", math.inf) <= _env.sms_for(c3.device)):
