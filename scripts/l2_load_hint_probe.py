@@ -32,8 +32,10 @@ from warpgemm.bench.timing import warm_gpu  # noqa: E402
 
 _LOAD = re.compile(r"^(\t(?:@!?%p\d+ )?)(cp\.async\.bulk\.tensor\.\dd\.shared::cluster\.global\.mbarrier::"
                    r"complete_tx::bytes)( \[.*\]);$", re.M)
+# name -> (A's policy, B's policy); a policy is "primary[.L2::secondary]" or (that, fraction of the accesses).
 POLICIES = {"none": (None, None), "b_first": (None, "evict_first"), "a_first": ("evict_first", None),
-            "b_first_a_last": ("evict_last", "evict_first")}
+            "b_first_a_last": ("evict_last", "evict_first"), "a_last": ("evict_last", None),
+            "a_last50": (("evict_last.L2::evict_unchanged", 0.5), None)}
 
 
 def hint_loads(ptx: str, a_policy, b_policy):
@@ -47,12 +49,32 @@ def hint_loads(ptx: str, a_policy, b_policy):
         if policy is None:
             out.append(m.group(0))
         else:
-            out.append(f"\t{{ .reg .b64 %l2ld; createpolicy.fractional.L2::{policy}.b64 %l2ld, 1.0;\n"
+            policy, fraction = policy if isinstance(policy, tuple) else (policy, 1.0)
+            out.append(f"\t{{ .reg .b64 %l2ld; createpolicy.fractional.L2::{policy}.b64 %l2ld, {fraction:.2f};\n"
                        f"{m.group(1)}{m.group(2)}.L2::cache_hint{m.group(3)}, %l2ld; }}")
             n += 1
         last = m.end()
     out.append(ptx[last:])
     return "".join(out), n
+
+
+def set_persisting_l2(mb: float) -> int:
+    """Set this context's L2 set-aside for evict-last (persisting) lines (CU_LIMIT_PERSISTING_L2_CACHE_SIZE, 0 by
+    default, when evict-last lines get no more room than others), trying smaller sizes until the driver takes one;
+    returns the bytes it reports."""
+    import ctypes
+    torch.cuda.init()
+    torch.zeros(1, device="cuda")  # the primary context current on this thread
+    lib = ctypes.CDLL("libcuda.so.1")
+    lib.cuCtxSetLimit.argtypes = [ctypes.c_int, ctypes.c_size_t]
+    lib.cuCtxGetLimit.argtypes = [ctypes.POINTER(ctypes.c_size_t), ctypes.c_int]
+    size = int(mb * 2**20)
+    while size > 0 and lib.cuCtxSetLimit(6, size) != 0:
+        size -= 2**20
+    got = ctypes.c_size_t(0)
+    lib.cuCtxGetLimit(ctypes.byref(got), 6)
+    print(f"persisting L2 set-aside: asked {mb} MB, set {got.value / 2**20:.1f} MB", flush=True)
+    return got.value
 
 
 def install(a_policy, b_policy, counts):
@@ -81,6 +103,7 @@ def main():
     hint = os.environ.get("HINT", "none")
     seconds = float(os.environ.get("SECONDS_EACH", "2.0"))
     counts = []
+    persist = set_persisting_l2(float(os.environ["L2_PERSIST_MB"])) if os.environ.get("L2_PERSIST_MB") else 0
     if hint != "none":
         install(*POLICIES[hint], counts)
     rows = []
@@ -102,7 +125,7 @@ def main():
               f"{got['cublas'][1]:6.1f} TF/s  ratio {ratio:.3f}  diff {err:.1e}", flush=True)
     env = {"device": torch.cuda.get_device_name(), "torch": torch.__version__}
     with open(out_path, "w") as f:
-        json.dump({"probe": "l2_load_hint", "hint": hint, "hinted_loads": counts, "environment": env,
+        json.dump({"probe": "l2_load_hint", "hint": hint, "persisting_l2_bytes": persist, "hinted_loads": counts, "environment": env,
                    "rows": rows}, f, indent=1)
 
 
