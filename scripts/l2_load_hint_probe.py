@@ -125,8 +125,8 @@ def main():
               f"{got['cublas'][1]:6.1f} TF/s  ratio {ratio:.3f}  diff {err:.1e}", flush=True)
     env = {"device": torch.cuda.get_device_name(), "torch": torch.__version__}
     with open(out_path, "w") as f:
-        json.dump({"probe": "l2_load_hint", "hint": hint, "persisting_l2_bytes": persist, "hinted_loads": counts, "environment": env,
-                   "rows": rows}, f, indent=1)
+        json.dump({"probe": "l2_load_hint", "hint": hint, "persisting_l2_bytes": persist, "hinted_loads": counts,
+                   "environment": env, "rows": rows}, f, indent=1)
 
 
 if __name__ == "__main__":
