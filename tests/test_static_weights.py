@@ -123,6 +123,17 @@ def test_a_write_through_any_alias_counts(monkeypatch):
     assert not writes_static(w.detach())
 
 
+def test_a_write_is_found_on_the_storage_the_mark_recorded():
+    layer = mark_static(torch.nn.Linear(32, 16))
+    w = layer.weight
+    assert writes_static(w.detach()[1:]) and not writes_static(layer.bias.detach().clone())
+    w.data = torch.randn(16, 32)  # a new storage: the mark recorded the old one, so mark again
+    mark_static(w)
+    assert writes_static(w.detach()) and writes_static(w.data.t())
+    mark_static(layer, False)
+    assert not writes_static(w.detach()) and not writes_static(layer.bias.detach())
+
+
 def test_unmarking_a_view_of_a_marked_tensor_is_refused():
     w = mark_static(torch.randn(16, 32))
     with pytest.raises(ValueError, match="view of a marked tensor"):
