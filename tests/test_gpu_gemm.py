@@ -123,6 +123,40 @@ def test_repeated_calls_on_fresh_tensors():
         assert rel_error(warpgemm.matmul(a, b), matmul_reference(a, b)) < 1e-2
 
 
+def test_repeated_out_calls_write_each_calls_own_out():
+    """matmul(..., out=o) repeats launch through the recorded recipe (no validation, no planning): each call must
+    write its own out with its own operands' product (fresh NaN-filled outs, at two offsets in a larger buffer,
+    bf16 and fp32), touch nothing around it, and still refuse an out that overlaps an operand."""
+    from warpgemm.ops import api
+
+    g = torch.Generator(device=DEV).manual_seed(14)
+    w, bias = rand(768, 512, g=g), rand(768, g=g)
+    n_out = 300 * 768
+    recipes_before = len(api._RECIPES)
+    for i in range(6):
+        x = rand(300, 512, g=g)
+        ref = matmul_reference(x, w.T, bias)
+        buf = torch.full((n_out + 64,), float("nan"), device=DEV, dtype=BF)
+        off = 8 * (i % 2)  # 16-byte aligned either way: the same recipe
+        out = buf[off:off + n_out].view(300, 768)
+        assert warpgemm.matmul(x, w.T, bias=bias, out=out) is out
+        assert rel_error(out, ref) <= tolerance(rel_error(torch.nn.functional.linear(x, w, bias), ref), BF)
+        assert torch.isnan(buf[:off]).all() and torch.isnan(buf[off + n_out:]).all()
+        out32 = torch.full((300, 768), float("nan"), device=DEV, dtype=torch.float32)
+        assert warpgemm.matmul(x, w.T, out=out32) is out32
+        assert rel_error(out32, matmul_reference(x, w.T)) < 1e-2
+    assert len(api._RECIPES) >= recipes_before + 2, "the out= calls recorded no recipe"
+    big = rand(512 * 768 + n_out, g=g)
+    b2, o2 = big[:512 * 768].view(512, 768), big[512 * 768:].view(300, 768)
+    with pytest.raises(ValueError, match="out must not share memory with b"):
+        warpgemm.matmul(x, b2, out=o2)  # refused on the checked path (no recipe has this key yet)
+    b3 = rand(512, 768, g=g)  # b2's layout and alignment, an out like o2's: record the recipe o2's call will hit
+    warpgemm.matmul(x, b3, out=rand(300, 768, g=g))
+    warpgemm.matmul(x, b3, out=rand(300, 768, g=g))
+    with pytest.raises(ValueError, match="out must not share memory with b"):
+        warpgemm.matmul(x, b2, out=o2)
+
+
 def test_repeated_calls_keep_the_output_dtype():
     """The eager fast path allocates the output itself (like the input when the dtypes agree): an fp32 output of
     bf16 inputs and an fp16 linear must come back with their own dtype, contiguous, on the inputs' device."""

@@ -136,6 +136,59 @@ def test_linear_shares_a_recipe_that_matmul_recorded(monkeypatch):
     assert CountingLaunch.calls == 2
 
 
+def test_out_calls_take_a_recipe_but_keep_their_per_call_checks(monkeypatch):
+    """matmul(a, b, out=o) repeated: a recorded recipe launches straight into the caller's out (no validation, no
+    planning), but what the recipe key cannot see is still refused on every call: an out that overlaps an operand,
+    or one that writes a static weight. A key differing only in out's strides or alignment misses. Faked recipes
+    (CPU): a launch that records its output."""
+    from warpgemm.ops import api
+
+    class RecordingLaunch:
+        outs = []
+
+        def launch(self, a, b, c, bias):
+            RecordingLaunch.outs.append(c)
+
+    monkeypatch.setattr(api, "_RECIPES", {})
+    monkeypatch.setattr(torch._C, "_cuda_getDevice", lambda: 0, raising=False)
+    a, b = t(8, 32), t(32, 16)
+    big = t(8 * 16 + 16, 1)
+    o = big[:128].view(8, 16)
+    recipe = api._Recipe((8, 16), BF, torch.device("cuda", 0), RecordingLaunch())
+    api._RECIPES[api._recipe_key(a, b, None, None, None, o)] = recipe
+    assert warpgemm.matmul(a, b, out=o) is o and RecordingLaunch.outs[-1] is o
+    assert api._recipe_key(a, b, None, None, None, o) != api._recipe_key(a, b, None, None, None, t(8, 24)[:, :16])
+    assert api._recipe_key(a, b, None, None, None, o) != api._recipe_key(
+        a, b, None, None, None, big[1:129].view(8, 16))  # 2 bytes further: another TMA alignment
+    assert api._recipe_key(a, b, None, None, None, o) != api._recipe_key(a, b, None, None, None)
+    calls = len(RecordingLaunch.outs)
+    # An out on b's storage with a's key and layout: the recipe must not launch.
+    b_big = t(32 * 16 + 8 * 16, 1)
+    b2, o2 = b_big[:512].view(32, 16), b_big[512:].view(8, 16)
+    api._RECIPES[api._recipe_key(a, b2, None, None, None, o2)] = recipe
+    with pytest.raises(ValueError, match="out must not share memory with b"):
+        warpgemm.matmul(a, b2, out=o2)
+    from warpgemm import static_weights
+    try:
+        static_weights.mark_static(o)
+        api._RECIPES[api._recipe_key(a, b, None, None, None, o)] = recipe
+        with pytest.raises(ValueError, match="out shares memory with a tensor marked as a static weight"):
+            warpgemm.matmul(a, b, out=o)
+    finally:
+        static_weights.mark_static(o, False)
+    assert len(RecordingLaunch.outs) == calls
+
+
+def test_sparse_operands_are_refused_by_name():
+    a, b = t(4, 4), t(4, 4)
+    with pytest.raises(TypeError, match=r"a must be a dense \(torch.strided\) tensor, got layout torch.sparse_coo"):
+        warpgemm.matmul(a.to_sparse(), b)
+    with pytest.raises(TypeError, match=r"out must be a dense \(torch.strided\) tensor, got layout torch.sparse_coo"):
+        warpgemm.matmul(a, b, out=t(4, 4).to_sparse())
+    with pytest.raises(TypeError, match=r"weight must be a dense \(torch.strided\) tensor"):
+        warpgemm.linear(a, b.to_sparse())
+
+
 # What a first hour of use on the CPU turned up (an audit, 2026-11-26).
 
 def test_an_expanded_out_is_refused_not_half_written():

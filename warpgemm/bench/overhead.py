@@ -19,8 +19,11 @@ def measure_overhead(size: int = 256, iters: int = 2000, rounds: int = 5, dtype=
     a = torch.randn(size, size, device="cuda", dtype=dtype)
     w = torch.randn(size, size, device="cuda", dtype=dtype)
     bias = torch.randn(size, device="cuda", dtype=dtype)
+    out_ours, out_torch = torch.empty(size, size, device="cuda", dtype=dtype), torch.empty_like(a)
     pairs = {
         "matmul(a, w.T)": (lambda: warpgemm.matmul(a, w.T), lambda: torch.matmul(a, w.T)),
+        "matmul(a, w.T, out=c)": (lambda: warpgemm.matmul(a, w.T, out=out_ours),
+                                  lambda: torch.matmul(a, w.T, out=out_torch)),
         "linear(a, w, bias)": (lambda: warpgemm.linear(a, w, bias),
                                lambda: torch.nn.functional.linear(a, w, bias)),
     }

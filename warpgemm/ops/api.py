@@ -11,7 +11,7 @@ from . import checks
 from .batching import batch_count, matmul_shapes, to_batched
 from . import gemm_impl
 from .gemm_impl import bmm_into, explain_bmm, select_path
-from ..static_weights import is_static
+from ..static_weights import is_static, writes_static
 
 # Eager calls with no autograd and no tracing skip the dispatcher (a few microseconds per op).
 _PLAIN = (torch.Tensor, torch.nn.Parameter)
@@ -47,7 +47,8 @@ def _prepare(a, b, bias, out, out_dtype, config, names):
 
 
 class _Recipe(NamedTuple):
-    """A repeated eager call, reduced to what it does: allocate the output and launch the planned kernel."""
+    """A repeated eager call, reduced to what it does: allocate the output (or take the caller's out=) and launch
+    the planned kernel."""
 
     out_shape: tuple
     out_dtype: torch.dtype
@@ -62,23 +63,59 @@ _RECIPES: dict[tuple, _Recipe] = {}
 gemm_impl._FORGET_HOOKS.append(_RECIPES.clear)
 
 
-def _recipe_key(a, b, bias, out_dtype, config) -> tuple:
-    bias_key = None if bias is None else (bias.shape, bias.stride(), bias.dtype, bias.device, bias.data_ptr() % 16)
-    # is_static: a static weight's launch may load it before the wait on the previous kernel (static_weights.py).
-    return (a.shape, a.stride(), b.shape, b.stride(), a.dtype, b.dtype, a.device, b.device, a.data_ptr() % 16,
-            b.data_ptr() % 16, out_dtype, bias_key, config, is_static(b))
+def _recipe_key(a, b, bias, out_dtype, config, out=None) -> tuple | None:
+    """None where a tensor has no storage to key on (a sparse layout, which the checks then refuse by name)."""
+    try:
+        bias_key = (None if bias is None else
+                    (bias.shape, bias.stride(), bias.dtype, bias.device, bias.data_ptr() % 16))
+        # is_static: a static weight's launch may load it before the wait on the previous kernel (static_weights.py).
+        key = (a.shape, a.stride(), b.shape, b.stride(), a.dtype, b.dtype, a.device, b.device, a.data_ptr() % 16,
+               b.data_ptr() % 16, out_dtype, bias_key, config, is_static(b))
+        if out is not None:
+            # out's layout decides the plan (its strides, the store's alignment); its address is checked per call.
+            key += (out.shape, out.stride(), out.dtype, out.device, out.data_ptr() % 16)
+        return key
+    except RuntimeError:
+        return None
+
+
+def _remember(key, out_shape, out_dtype, a, b, bias, a3, b3, plan) -> bool:
+    """Record a call that ran the Hopper kernel on the caller's own tensors (no copies, no staged output) as a
+    recipe. Returns whether it did."""
+    if (plan is None or plan.a_copy or plan.b_copy or plan.c_staged or a3.data_ptr() != a.data_ptr()
+            or b3.data_ptr() != b.data_ptr() or (bias is not None and bias.stride(0) != 1)):
+        return False
+    if len(_RECIPES) > 4096:
+        _RECIPES.clear()
+    _RECIPES[key] = _Recipe(out_shape, out_dtype, a.device, plan.launch)
+    return True
+
+
+def _out_overlaps(out, a, b, bias) -> bool:
+    return (checks.shares_memory(out, a) or checks.shares_memory(out, b)
+            or (bias is not None and checks.shares_memory(out, bias)))
 
 
 def _matmul(a, b, bias, out, out_dtype, config, names, alias_key=None):
     """alias_key: a caller's own recipe key (linear's, on the untransposed weight) to record the recipe under."""
     plain = type(a) in _PLAIN and type(b) in _PLAIN and (bias is None or isinstance(bias, torch.Tensor))
     needs_grad = _needs_grad(a, b, bias) if plain else None  # non-tensors are reported by _prepare first
-    eager = (plain and out is None and not needs_grad and not _env.LOG_ENABLED
+    eager = (plain and not needs_grad and (out is None or (type(out) in _PLAIN and not out.requires_grad))
+             and not _env.LOG_ENABLED
              and (config is None or type(config) is GemmConfig) and not torch.compiler.is_compiling())
+    key = _recipe_key(a, b, bias, out_dtype, config, out) if eager else None
+    eager = key is not None
     if eager:
-        key = _recipe_key(a, b, bias, out_dtype, config)
         r = _RECIPES.get(key)
         if r is not None and torch._C._cuda_getDevice() == r.device.index:
+            if out is not None:
+                # What the key cannot say: whether this out overlaps an operand or a static weight. Either sends
+                # the call down the checked path, which refuses it with the reason.
+                if not (_out_overlaps(out, a, b, bias) or writes_static(out)):
+                    r.launch.launch(a, b, out, bias)  # out views the storage the plan's c3 viewed: same base
+                    return out
+                r = None
+        if r is not None:
             if alias_key is not None:
                 # linear() missed its own key but matmul(x, w.t()) recorded this one: share it, else every later
                 # linear call of these shapes would miss again and pay validation (overhead_probe.json).
@@ -101,14 +138,8 @@ def _matmul(a, b, bias, out, out_dtype, config, names, alias_key=None):
             return torch.ops.warpgemm.bmm(a3, b3, bias, out_dtype, cfg).view(shapes.out_shape)
         c3 = torch.empty((batch_count(a3, b3), a3.shape[1], b3.shape[2]), dtype=out_dtype, device=a.device)
         plan = bmm_into(a3, b3, bias, c3, config)
-        if (eager and plan is not None and not (plan.a_copy or plan.b_copy or plan.c_staged)
-                and a3.data_ptr() == a.data_ptr() and b3.data_ptr() == b.data_ptr()
-                and (bias is None or bias.stride(0) == 1)):
-            if len(_RECIPES) > 4096:
-                _RECIPES.clear()
-            _RECIPES[key] = _Recipe(shapes.out_shape, out_dtype, a.device, plan.launch)
-            if alias_key is not None:
-                _RECIPES[alias_key] = _RECIPES[key]
+        if eager and _remember(key, shapes.out_shape, out_dtype, a, b, bias, a3, b3, plan) and alias_key is not None:
+            _RECIPES[alias_key] = _RECIPES[key]
         return c3.view(shapes.out_shape)
     if needs_grad:
         raise RuntimeError("matmul(): functions with out=... arguments don't support automatic differentiation")
@@ -125,7 +156,9 @@ def _matmul(a, b, bias, out, out_dtype, config, names, alias_key=None):
     if dispatch:
         torch.ops.warpgemm.bmm_out(a3, b3, bias, target, cfg)
     else:
-        bmm_into(a3, b3, bias, target, config)
+        plan = bmm_into(a3, b3, bias, target, config)
+        if eager and c3 is not None:
+            _remember(key, shapes.out_shape, out_dtype, a, b, bias, a3, b3, plan)
     if c3 is None:
         out.copy_(target.view(shapes.out_shape))
     return out
@@ -150,8 +183,9 @@ def linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = No
             and not _env.LOG_ENABLED and (config is None or type(config) is GemmConfig)
             and not torch.compiler.is_compiling()):
         # A repeated eager call (decode: the same shapes every step) skips validation and the transposed view.
-        key = ("linear", ) + _recipe_key(x, weight, bias, None, config)
-        r = _RECIPES.get(key)
+        key = _recipe_key(x, weight, bias, None, config)
+        key = None if key is None else ("linear", ) + key
+        r = None if key is None else _RECIPES.get(key)
         if r is not None and not _needs_grad(x, weight, bias) and torch._C._cuda_getDevice() == r.device.index:
             c = x.new_empty(r.out_shape)  # linear's output has x's dtype and device (cheapest allocation: see _matmul)
             r.launch.launch(x, weight, c, bias)  # the launch reads base addresses only

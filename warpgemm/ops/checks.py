@@ -14,6 +14,8 @@ GEMM_DTYPES = (torch.bfloat16, torch.float16)
 def check_tensor(name: str, x) -> None:
     if not isinstance(x, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
+    if x.layout != torch.strided:
+        raise TypeError(f"{name} must be a dense (torch.strided) tensor, got layout {x.layout}")
 
 
 def check_gemm_dtypes(a: torch.Tensor, b: torch.Tensor, a_name: str = "a", b_name: str = "b") -> None:
