@@ -81,7 +81,10 @@ def shares_memory(x: torch.Tensor, y: torch.Tensor) -> bool:
         return False
     if x.device.type == "meta":  # no storage: every meta tensor reports address 0
         return False
-    return x.device == y.device and x.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()
+    # A storage's base address from the view's own address and offset: what untyped_storage().data_ptr() says,
+    # without building a storage object per call (the eager out= path runs this for every operand).
+    return (x.device == y.device and x.data_ptr() - x.storage_offset() * x.element_size()
+            == y.data_ptr() - y.storage_offset() * y.element_size())
 
 
 def check_forced_config(config, in_dtype: torch.dtype, out_dtype: torch.dtype) -> None:
