@@ -60,7 +60,6 @@ def _run_case(case: StreamCase, rounds: int, config: StreamConfig | None = None)
     bitwise = bool(torch.equal(c, ref))
     t = alternate(ours, base, rounds=rounds, use_graph=case.graph)
     nbytes = 3 * a.numel() * a.element_size()
-    del a, b, c, ref
     return {"case": case.label, "rows": case.rows, "cols": case.cols, "dtype": case.dtype,
             "timing": "cuda graph" if case.graph else "do_bench", "config": config.name if config else "default",
             "ms": t.ms_a, "ms_baseline": t.ms_b, "tbps": nbytes / t.ms_a / 1e9, "tbps_baseline": nbytes / t.ms_b / 1e9,

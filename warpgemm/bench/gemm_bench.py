@@ -88,6 +88,39 @@ def environment() -> dict:
     }
 
 
+def _time_case(case: GemmCase, torch_dtype: torch.dtype, layout: str, rounds: int, calibrate: bool,
+               back_to_back: bool) -> dict:
+    """One suite row: warpgemm (or torch, calibrating) against torch.matmul on fresh operands, alternating rounds."""
+    import warpgemm
+
+    from .decode_bench import weight_copies
+
+    a, b = make_operands(case, torch_dtype, layout)
+    ours = (lambda: torch.matmul(a, b)) if calibrate else (lambda: warpgemm.matmul(a, b))
+    baseline = lambda: torch.matmul(a, b)  # noqa: E731
+    got, want = ours(), baseline()  # also compiles / warms both
+    diff = rel_error(got, want.float())
+    if back_to_back:
+        copies = weight_copies(b.numel() * b.element_size())
+        bs = [b] + [make_weight(case, torch_dtype, layout) for _ in range(copies - 1)]
+        ours_all = (lambda: [torch.matmul(a, w) for w in bs]) if calibrate else \
+            (lambda: [warpgemm.matmul(a, w) for w in bs])
+        t = alternate(ours_all, lambda: [torch.matmul(a, w) for w in bs], rounds=rounds, use_graph=True)
+        t = t._replace(ms_a=t.ms_a / copies, ms_b=t.ms_b / copies, rounds_a=[x / copies for x in t.rounds_a],
+                       rounds_b=[x / copies for x in t.rounds_b])
+    else:
+        t = alternate(ours, baseline, rounds=rounds)
+    return {
+        "shape": case.label, "M": case.M, "N": case.N, "K": case.K,
+        "config": "cuBLAS (calibration)" if calibrate else plan_name(a, b),
+        "ms": t.ms_a, "ms_baseline": t.ms_b,
+        "tflops": case.flops / t.ms_a / 1e9, "tflops_baseline": case.flops / t.ms_b / 1e9,
+        "ratio": t.ms_b / t.ms_a,
+        "rounds_ms": t.rounds_a, "rounds_ms_baseline": t.rounds_b,
+        "rel_diff_vs_baseline": diff,
+    }
+
+
 def run_gemm_suite(suite: str = "dense", dtype: str = "bf16", layout: str = "nt", rounds: int = 5,
                    calibrate: bool = False, warmup_s: float = 3.0, back_to_back: bool = False,
                    progress=print) -> dict:
@@ -96,45 +129,17 @@ def run_gemm_suite(suite: str = "dense", dtype: str = "bf16", layout: str = "nt"
     Default timing: do_bench, one call after an L2 flush. back_to_back: CUDA-graph replay of one call per cold copy of
     B (copies overflow the L2, as `bench decode` times), so each call follows the one before as in a model's layers;
     that is where programmatic dependent launch, launch gaps and the previous call's tail show."""
-    import warpgemm
-
-    from .decode_bench import weight_copies
-
     torch_dtype = DTYPES[dtype]
     cases = GEMM_SUITES[suite]()
     warm_gpu(warmup_s)
     rows = []
     for case in cases:
-        a, b = make_operands(case, torch_dtype, layout)
-        ours = (lambda: torch.matmul(a, b)) if calibrate else (lambda: warpgemm.matmul(a, b))
-        baseline = lambda: torch.matmul(a, b)  # noqa: E731
-        got, want = ours(), baseline()  # also compiles / warms both
-        diff = rel_error(got, want.float())
-        if back_to_back:
-            copies = weight_copies(b.numel() * b.element_size())
-            bs = [b] + [make_weight(case, torch_dtype, layout) for _ in range(copies - 1)]
-            ours_all = (lambda: [torch.matmul(a, w) for w in bs]) if calibrate else \
-                (lambda: [warpgemm.matmul(a, w) for w in bs])
-            t = alternate(ours_all, lambda: [torch.matmul(a, w) for w in bs], rounds=rounds, use_graph=True)
-            t = t._replace(ms_a=t.ms_a / copies, ms_b=t.ms_b / copies, rounds_a=[x / copies for x in t.rounds_a],
-                           rounds_b=[x / copies for x in t.rounds_b])
-            del bs
-        else:
-            t = alternate(ours, baseline, rounds=rounds)
-        name = plan_name(a, b)
-        row = {
-            "shape": case.label, "M": case.M, "N": case.N, "K": case.K,
-            "config": "cuBLAS (calibration)" if calibrate else name,
-            "ms": t.ms_a, "ms_baseline": t.ms_b,
-            "tflops": case.flops / t.ms_a / 1e9, "tflops_baseline": case.flops / t.ms_b / 1e9,
-            "ratio": t.ms_b / t.ms_a,
-            "rounds_ms": t.rounds_a, "rounds_ms_baseline": t.rounds_b,
-            "rel_diff_vs_baseline": diff,
-        }
+        # One function call per case: its operands are freed before the next case allocates its own.
+        row = _time_case(case, torch_dtype, layout, rounds, calibrate, back_to_back)
         rows.append(row)
         progress(f"{case.label:>20} {row['config']:>24} {row['ms']:8.3f} ms {row['tflops']:7.1f} TFLOP/s "
-                 f"baseline {row['tflops_baseline']:7.1f} ratio {row['ratio']:.3f} diff {diff:.1e}")
-        del a, b, got, want
+                 f"baseline {row['tflops_baseline']:7.1f} ratio {row['ratio']:.3f} "
+                 f"diff {row['rel_diff_vs_baseline']:.1e}")
     return {
         "suite": suite, "dtype": dtype, "layout": layout, "layout_desc": LAYOUTS[layout],
         "baseline": "torch.matmul (cuBLAS)", "calibration": calibrate,
