@@ -1,0 +1,83 @@
+"""Many-wave dense shapes at the power cap: the full persistent grid (132 programs, a part-filled last wave) against
+the balanced one (cdiv(tiles, waves) programs: 128 on these shapes, every wave full, each wave one 16 x 8 block of
+128x256 tiles in the g16 order), each sustained back to back next to cuBLAS, in one process.
+
+The balanced grid is what heuristics.persistent_grid already gives launches of at most BALANCED_GRID_MAX_WAVES
+waves; here the limit is lifted for one side by patching it and dropping the cached plans.
+
+    python scripts/balanced_grid_probe.py OUT.json [reps] [shapes...]
+"""
+import json
+import statistics
+import sys
+
+import torch
+
+import warpgemm
+from warpgemm import heuristics
+from warpgemm.bench.timing import warm_gpu
+from warpgemm.ops import gemm_impl
+
+sys.path.insert(0, __file__.rsplit("/", 1)[0])
+from clock_probe import sustained  # noqa: E402
+
+
+def launch_grid() -> int | None:
+    """The grid of the one plan made since the cache was dropped (None for a two-launch column split)."""
+    plan = next(iter(gemm_impl._PLANS.values()))
+    return getattr(plan.launch, "grid", None)
+
+
+def main():
+    out_path = sys.argv[1]
+    reps = int(sys.argv[2]) if len(sys.argv) > 2 else 2
+    shapes = sys.argv[3:] or ["8192x8192x8192", "16384x8192x8192", "4096x14336x4096", "16384x4096x14336",
+                              "4096x8192x28672"]
+    seconds = 1.2
+    default_waves = heuristics.BALANCED_GRID_MAX_WAVES
+    warm_gpu(3.0)
+    rows, table = [], []
+    for shape in shapes:
+        M, N, K = map(int, shape.split("x"))
+        g = torch.Generator(device="cuda").manual_seed(0)
+        a = torch.randn(M, K, device="cuda", generator=g).to(torch.bfloat16)
+        w = torch.randn(N, K, device="cuda", generator=g).to(torch.bfloat16)
+        ref = torch.nn.functional.linear(a, w).float()
+
+        def side(max_waves):
+            heuristics.BALANCED_GRID_MAX_WAVES = max_waves
+            gemm_impl.forget_plans()
+            out = warpgemm.linear(a, w)
+            grid = launch_grid()
+            err = ((out.float() - ref).norm() / ref.norm()).item()
+            return grid, err
+
+        got = {"cublas": [], "full": [], "balanced": []}
+        grids, errs = {}, {}
+        for rep in range(reps):
+            order = ["cublas", "full", "balanced", "cublas", "balanced", "full"]
+            for name in (order if rep % 2 == 0 else order[::-1]):
+                if name == "cublas":
+                    fn = lambda: torch.nn.functional.linear(a, w)  # noqa: E731
+                else:
+                    grids[name], errs[name] = side(default_waves if name == "full" else 10 ** 6)
+                    fn = lambda: warpgemm.linear(a, w)  # noqa: E731
+                r = sustained(fn, 2 * M * N * K, seconds)
+                got[name].append(r["tflops"])
+                rows.append({"shape": shape, "side": name, "rep": rep, "grid": grids.get(name), **r})
+        heuristics.BALANCED_GRID_MAX_WAVES = default_waves
+        gemm_impl.forget_plans()
+        med = {k: statistics.median(v) for k, v in got.items()}
+        line = (f"{shape:>18} grid full {grids['full']} / balanced {grids['balanced']}: cuBLAS {med['cublas']:6.1f} "
+                f"full {med['full']:6.1f} ({med['full'] / med['cublas']:.3f}) balanced {med['balanced']:6.1f} "
+                f"({med['balanced'] / med['cublas']:.3f}) balanced/full {med['balanced'] / med['full']:.4f} "
+                f"err {errs['full']:.1e}/{errs['balanced']:.1e}")
+        print(line, flush=True)
+        table.append(line)
+    with open(out_path, "w") as f:
+        json.dump({"probe": "balanced_grid", "device": torch.cuda.get_device_name(), "seconds_each": seconds,
+                   "rows": rows, "table": table}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
