@@ -189,6 +189,63 @@ def test_sparse_operands_are_refused_by_name():
         warpgemm.linear(a, b.to_sparse())
 
 
+def test_lazily_negated_views_are_refused_or_computed_by_torch():
+    """A negation held in a flag (torch._neg_view; conj().imag of a complex tensor) is invisible to a kernel that
+    reads the memory: the GEMM ops refuse it by name, also when a recipe with its key exists; add falls back to
+    torch, which applies it."""
+    from warpgemm.ops import api
+
+    a, b = t(8, 32), t(32, 16)
+    neg_a = torch._neg_view(a)
+    assert neg_a.is_neg()
+    for call, name in ((lambda: warpgemm.matmul(neg_a, b), "a"),
+                       (lambda: warpgemm.matmul(a, torch._neg_view(b)), "b"),
+                       (lambda: warpgemm.matmul(a, b, out=torch._neg_view(t(8, 16))), "out"),
+                       (lambda: warpgemm.matmul(a, b, bias=torch._neg_view(t(16))), "bias"),
+                       (lambda: warpgemm.linear(neg_a, b.t()), "input")):
+        with pytest.raises(TypeError, match=rf"{name} is a lazily negated view .*resolve_neg\(\)"):
+            call()
+    assert api._recipe_key(neg_a, b, None, None, None) is None  # so no recipe recorded for `a` can serve it
+    x = t(64)
+    got = warpgemm.add(torch._neg_view(x), x)
+    assert torch.equal(got, torch.zeros_like(x))
+
+
+def test_a_freed_storage_is_refused_by_name():
+    from warpgemm.ops import api
+
+    a = t(8, 32)
+    w = t(16, 32)
+    w.untyped_storage().resize_(0)  # what FSDP-style sharding does to a parameter between uses
+    with pytest.raises(ValueError, match=r"weight of shape \(16, 32\) .*reaches 1024 bytes into its storage, which "
+                                         r"has 0"):
+        warpgemm.linear(a, w)
+    assert api._recipe_key(t(8, 16), w, None, None, None) is None  # no recorded launch can take it either
+    big = t(64, 32)
+    tail = big[32:]
+    big.untyped_storage().resize_(1024)  # a shrunk storage: the view's rows now lie past its end
+    with pytest.raises(ValueError, match="b of shape .* which has 1024"):
+        warpgemm.matmul(t(8, 32), tail)
+
+
+def test_out_writes_count_as_in_place_for_autograd():
+    """torch's out= ops bump out's version counter, so a graph that saved out refuses to run backward on the
+    overwritten values; warpgemm's out= writes must too (matmul, grouped_mm, add)."""
+    a, b = t(8, 32), t(32, 16)
+    x = torch.randn(8, 16, device=DEV, dtype=BF, requires_grad=True)
+    ga, gw, offs = t(3, 8, 32), t(32, 16), torch.tensor([6, 6, 16], dtype=torch.int32, device=DEV)
+    for write in (lambda o: warpgemm.matmul(a, b, out=o),
+                  lambda o: warpgemm.add(t(8, 16), t(8, 16), out=o),
+                  lambda o: warpgemm.grouped_mm(ga, gw, offs, out=o)):
+        o = t(8, 16)
+        y = (x * o).sum()
+        before = o._version
+        write(o)
+        assert o._version > before
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            y.backward()
+
+
 # What a first hour of use on the CPU turned up (an audit, 2026-11-26).
 
 def test_an_expanded_out_is_refused_not_half_written():

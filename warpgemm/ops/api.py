@@ -64,7 +64,10 @@ gemm_impl._FORGET_HOOKS.append(_RECIPES.clear)
 
 
 def _recipe_key(a, b, bias, out_dtype, config, out=None) -> tuple | None:
-    """None where a tensor has no storage to key on (a sparse layout, which the checks then refuse by name)."""
+    """None where a call must take the checked path: a tensor with no storage to key on (a sparse layout), a
+    lazily negated one or one whose storage was freed (the checks refuse each by name)."""
+    if not checks.recipe_safe(a, b, bias, out):
+        return None
     try:
         bias_key = (None if bias is None else
                     (bias.shape, bias.stride(), bias.dtype, bias.device, bias.data_ptr() % 16))
@@ -113,6 +116,7 @@ def _matmul(a, b, bias, out, out_dtype, config, names, alias_key=None):
                 # the call down the checked path, which refuses it with the reason.
                 if not (_out_overlaps(out, a, b, bias) or writes_static(out)):
                     r.launch.launch(a, b, out, bias)  # out views the storage the plan's c3 viewed: same base
+                    checks.mark_written(out)
                     return out
                 r = None
         if r is not None:
@@ -159,6 +163,8 @@ def _matmul(a, b, bias, out, out_dtype, config, names, alias_key=None):
         plan = bmm_into(a3, b3, bias, target, config)
         if eager and c3 is not None:
             _remember(key, shapes.out_shape, out_dtype, a, b, bias, a3, b3, plan)
+        if c3 is not None:
+            checks.mark_written(out)  # (a copy_ into out counts itself; the registered op's dispatch counts for it)
     if c3 is None:
         out.copy_(target.view(shapes.out_shape))
     return out

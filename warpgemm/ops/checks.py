@@ -16,6 +16,36 @@ def check_tensor(name: str, x) -> None:
         raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
     if x.layout != torch.strided:
         raise TypeError(f"{name} must be a dense (torch.strided) tensor, got layout {x.layout}")
+    if torch.compiler.is_compiling():
+        return  # traced: fake tensors have no storage to measure (and is_neg() does not trace)
+    if x.is_neg():
+        # A lazy negation (conj().imag of a complex tensor, torch._neg_view) lives in a flag the kernels never see.
+        raise TypeError(f"{name} is a lazily negated view (is_neg() is True), which the kernels would read without "
+                        f"its sign: pass {name}.resolve_neg()")
+    if x.numel() and x.device.type != "meta":
+        need = (x.storage_offset() + sum((n - 1) * st for n, st in zip(x.shape, x.stride()))
+                + 1) * x.element_size()
+        have = x.untyped_storage().nbytes()
+        if have < need:
+            raise ValueError(f"{name} of shape {tuple(x.shape)} and strides {x.stride()} reaches {need} bytes into "
+                             f"its storage, which has {have} (freed or resized, e.g. by resize_(0)); torch ops "
+                             "refuse such tensors too")
+
+
+def recipe_safe(*tensors) -> bool:
+    """Whether tensors that passed the checks once (with the same shapes and strides) may take a recorded launch
+    without them: dense, no lazy negation, and a storage still allocated (a model sharded FSDP-style frees its
+    parameters' storages between uses by resizing them to 0 bytes). None entries are skipped."""
+    for t in tensors:
+        if t is not None and (t.layout != torch.strided or t.is_neg() or not t.untyped_storage().nbytes()):
+            return False
+    return True
+
+
+def mark_written(out: torch.Tensor) -> None:
+    """Tell autograd that `out` was written in place (its version counter), as torch's out= ops do: a graph that
+    saved `out` for backward then refuses to run on the overwritten values instead of using them silently."""
+    torch.autograd.graph.increment_version(out)
 
 
 def check_gemm_dtypes(a: torch.Tensor, b: torch.Tensor, a_name: str = "a", b_name: str = "b") -> None:

@@ -119,6 +119,8 @@ def _in_place_or_disjoint(out: Tensor, *inputs: Tensor) -> bool:
 
 
 def _binary(op: str, a, b, alpha, out, config):
+    if not torch.compiler.is_compiling() and any(isinstance(t, Tensor) and t.is_neg() for t in (a, b, out)):
+        return _TORCH_OPS[op](a, b, alpha, out)  # a lazy negation: torch applies the sign, our kernel would not
     checks.check_tensor("a", a)
     checks.check_tensor("b", b)
     if out is not None:
@@ -135,7 +137,9 @@ def _binary(op: str, a, b, alpha, out, config):
     if out is not None:
         if needs_grad:
             raise RuntimeError(f"{op}(): functions with out=... arguments don't support automatic differentiation")
-        return binary_into(op, a, b, out, alpha, config)
+        binary_into(op, a, b, out, alpha, config)
+        checks.mark_written(out)
+        return out
     if needs_grad or torch.compiler.is_compiling() or type(a) is not Tensor or type(b) is not Tensor:
         return torch.ops.warpgemm.binary(a, b, op, float(alpha))
     c = torch.empty(a.shape, dtype=a.dtype, device=a.device)

@@ -388,6 +388,7 @@ def grouped_mm(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor | None = Non
     checks.check_out_not_aliasing(out, a=a, b=b)
     if device.type != "meta":  # nothing to compute on meta tensors: the shape was checked
         _run(a, b, offs, out, config, keep_rows=True)
+        checks.mark_written(out)
     return out
 
 

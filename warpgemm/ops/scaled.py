@@ -241,6 +241,7 @@ def scaled_mm(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor, bias: Tens
             and not (torch.is_grad_enabled()
                      and (a.requires_grad or b.requires_grad or scale_a.requires_grad or scale_b.requires_grad
                           or (bias is not None and bias.requires_grad))))
+    fast = fast and checks.recipe_safe(a, b, scale_a, scale_b, bias)
     if fast:
         key = _recipe_key(a, b, scale_a, scale_b, bias, out_dtype, config)
         r = _RECIPES.get(key)
