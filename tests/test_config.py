@@ -280,11 +280,12 @@ def test_48_to_64_rows_against_an_n_major_wide_weight_keep_the_plain_tile():
 def test_persistent_grid_balances_compute_bound_launches_only():
     assert persistent_grid(224, 132, 256, 14336) == 112   # 1.7 waves -> two tiles on each of 112 programs
     assert persistent_grid(448, 132, 1024, 14336) == 112   # 3.4 waves -> 4 tiles each
-    assert persistent_grid(1792, 132, 4096, 14336) == 132  # 13.6 waves: past the measured range, unchanged
+    assert persistent_grid(1792, 132, 4096, 14336) == 128  # 13.6 waves -> 14 tiles on each of 128 programs
+    assert persistent_grid(14336, 132, 16384, 28672) == 132  # 108.6 waves: 109 x 132 is the fewest that fit
     assert persistent_grid(224, 132, 128, 14336) == 132   # weight streaming (M = 128): every SM
     assert persistent_grid(448, 132, 14336, 64) == 132    # swap-AB decode: the product has 64 columns
     assert persistent_grid(100, 132, 1024, 1024) == 100 and persistent_grid(0, 132, 512, 512) == 0
-    for tiles in range(1, 600):
+    for tiles in [*range(1, 600), *range(600, 20000, 37)]:
         grid = persistent_grid(tiles, 132, 512, 512)
         assert grid <= 132 and -(-tiles // grid) == -(-tiles // min(132, tiles))  # never more waves
 

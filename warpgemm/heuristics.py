@@ -419,17 +419,17 @@ def wide_tile_time(batches: int, M: int, N: int, num_sms: int, cfg: GemmConfig =
 # instead of a last wave on a few SMs after a first wave that ran every SM. Same makespan in tiles, fewer tiles
 # contending in the full waves (results/2026-11-22-grid-balance/grid_balance_probe.json: 256x14336x4096 0.914 ->
 # 0.947x cuBLAS, 256x28672x8192 0.941 -> 1.000x). Weight-streaming shapes (M = 1-128) keep every SM: there the
-# balanced grid was 0-4% slower. Only up to BALANCED_GRID_MAX_WAVES: past a few waves the gain is bounded by
-# 1/waves and was not seen above the noise of `bench dense` (bench_dense_balanced_all_waves.json, same folder).
+# balanced grid was 0-4% slower. Many-wave launches too (None: no limit on waves): sustained at the power cap, 128
+# programs instead of 132 ran 8192^3, 4096x14336x4096, 16384x4096x14336 0.3-0.8% faster (session 32, notes/perf.md).
 BALANCED_GRID_MIN_DIM = 256
-BALANCED_GRID_MAX_WAVES = 4
+BALANCED_GRID_MAX_WAVES: int | None = None
 
 
 def persistent_grid(tiles: int, num_sms: int, rows: int, cols: int) -> int:
     """The number of programs of a plain persistent launch of `tiles` whole tiles over a rows x cols product."""
     grid = min(num_sms, tiles)
     if (rows >= BALANCED_GRID_MIN_DIM and cols >= BALANCED_GRID_MIN_DIM and 0 < tiles
-            and _cdiv(tiles, grid) <= BALANCED_GRID_MAX_WAVES):
+            and (BALANCED_GRID_MAX_WAVES is None or _cdiv(tiles, grid) <= BALANCED_GRID_MAX_WAVES)):
         grid = _cdiv(tiles, _cdiv(tiles, grid))
     return grid
 
