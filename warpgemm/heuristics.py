@@ -420,7 +420,7 @@ def wide_tile_time(batches: int, M: int, N: int, num_sms: int, cfg: GemmConfig =
 # contending in the full waves (results/2026-11-22-grid-balance/grid_balance_probe.json: 256x14336x4096 0.914 ->
 # 0.947x cuBLAS, 256x28672x8192 0.941 -> 1.000x). Weight-streaming shapes (M = 1-128) keep every SM: there the
 # balanced grid was 0-4% slower. Many-wave launches too (None: no limit on waves): sustained at the power cap, 128
-# programs instead of 132 ran 8192^3, 4096x14336x4096, 16384x4096x14336 0.3-0.8% faster (session 32, notes/perf.md).
+# programs instead of 132 ran five of six dense shapes 0.2-0.8% faster, one 0.1% slower (session 32, notes/perf.md).
 BALANCED_GRID_MIN_DIM = 256
 BALANCED_GRID_MAX_WAVES: int | None = None
 
