@@ -36,9 +36,12 @@ def recipe_safe(*tensors) -> bool:
     """Whether tensors that passed the checks once (with the same shapes and strides) may take a recorded launch
     without them: dense, no lazy negation, and a storage still allocated (a model sharded FSDP-style frees its
     parameters' storages between uses by resizing them to 0 bytes). None entries are skipped."""
-    for t in tensors:
-        if t is not None and (t.layout != torch.strided or t.is_neg() or not t.untyped_storage().nbytes()):
-            return False
+    try:
+        for t in tensors:
+            if t is not None and (t.is_neg() or not t.untyped_storage().nbytes()):
+                return False
+    except (RuntimeError, NotImplementedError):  # no storage to ask (a sparse layout): the checks say why
+        return False
     return True
 
 
