@@ -68,18 +68,14 @@ def _recipe_key(a, b, bias, out_dtype, config, out=None) -> tuple | None:
     lazily negated one or one whose storage was freed (the checks refuse each by name)."""
     if not checks.recipe_safe(a, b, bias, out):
         return None
-    try:
-        bias_key = (None if bias is None else
-                    (bias.shape, bias.stride(), bias.dtype, bias.device, bias.data_ptr() % 16))
-        # is_static: a static weight's launch may load it before the wait on the previous kernel (static_weights.py).
-        key = (a.shape, a.stride(), b.shape, b.stride(), a.dtype, b.dtype, a.device, b.device, a.data_ptr() % 16,
-               b.data_ptr() % 16, out_dtype, bias_key, config, is_static(b))
-        if out is not None:
-            # out's layout decides the plan (its strides, the store's alignment); its address is checked per call.
-            key += (out.shape, out.stride(), out.dtype, out.device, out.data_ptr() % 16)
-        return key
-    except RuntimeError:
-        return None
+    bias_key = None if bias is None else (bias.shape, bias.stride(), bias.dtype, bias.device, bias.data_ptr() % 16)
+    # is_static: a static weight's launch may load it before the wait on the previous kernel (static_weights.py).
+    key = (a.shape, a.stride(), b.shape, b.stride(), a.dtype, b.dtype, a.device, b.device, a.data_ptr() % 16,
+           b.data_ptr() % 16, out_dtype, bias_key, config, is_static(b))
+    if out is not None:
+        # out's layout decides the plan (its strides, the store's alignment); its address is checked per call.
+        key += (out.shape, out.stride(), out.dtype, out.device, out.data_ptr() % 16)
+    return key
 
 
 def _remember(key, out_shape, out_dtype, a, b, bias, a3, b3, plan) -> bool:

@@ -22,10 +22,17 @@ def check_tensor(name: str, x) -> None:
         # A lazy negation (conj().imag of a complex tensor, torch._neg_view) lives in a flag the kernels never see.
         raise TypeError(f"{name} is a lazily negated view (is_neg() is True), which the kernels would read without "
                         f"its sign: pass {name}.resolve_neg()")
-    if x.numel() and x.device.type != "meta":
-        need = (x.storage_offset() + sum((n - 1) * st for n, st in zip(x.shape, x.stride()))
-                + 1) * x.element_size()
+    n = x.numel()
+    if n and not x.is_meta:
+        # Runs on every call of the ops without a recipe (add, grouped_mm), so the stride sum only where the view is
+        # not contiguous (a contiguous one ends at offset + numel).
         have = x.untyped_storage().nbytes()
+        reach = x.storage_offset() + n  # elements from the storage's start to one past the last one read
+        if not x.is_contiguous():
+            reach = x.storage_offset() + 1
+            for d, st in zip(x.shape, x.stride()):
+                reach += (d - 1) * st
+        need = reach * x.element_size()
         if have < need:
             raise ValueError(f"{name} of shape {tuple(x.shape)} and strides {x.stride()} reaches {need} bytes into "
                              f"its storage, which has {have} (freed or resized, e.g. by resize_(0)); torch ops "

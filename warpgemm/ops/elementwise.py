@@ -119,7 +119,8 @@ def _in_place_or_disjoint(out: Tensor, *inputs: Tensor) -> bool:
 
 
 def _binary(op: str, a, b, alpha, out, config):
-    if not torch.compiler.is_compiling() and any(isinstance(t, Tensor) and t.is_neg() for t in (a, b, out)):
+    if not torch.compiler.is_compiling() and (isinstance(a, Tensor) and a.is_neg() or isinstance(b, Tensor)
+                                              and b.is_neg() or isinstance(out, Tensor) and out.is_neg()):
         return _TORCH_OPS[op](a, b, alpha, out)  # a lazy negation: torch applies the sign, our kernel would not
     checks.check_tensor("a", a)
     checks.check_tensor("b", b)
