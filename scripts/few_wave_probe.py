@@ -4,7 +4,9 @@ chunked stores (LARGE_ONE_WAVE, what 256-511 rows take at any wave count), and c
 Timed twice per shape, each in alternating rounds: do_bench (one call after an L2 flush, as `bench mid`/`dense`)
 and back to back in a CUDA graph over cold copies of the weight (as `--back-to-back`).
 
-    python scripts/few_wave_probe.py OUT.json [MxNxK,...] [--rounds 3]
+    python scripts/few_wave_probe.py OUT.json [MxNxK,...] [--rounds 3] [--configs NAME,NAME,...]
+
+--configs times those configs (names as `bench sweep --configs` takes them) instead of the two LARGE tiles.
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ import warpgemm
 from warpgemm.bench.decode_bench import weight_copies
 from warpgemm.bench.gemm_bench import environment, plan_name
 from warpgemm.bench.timing import graph_rounds_us, rounds_ms, warm_gpu
+from warpgemm.candidates import parse_config_list
 from warpgemm.heuristics import LARGE, LARGE_ONE_WAVE
 from warpgemm.testing import rel_error
 
@@ -31,6 +34,7 @@ def main() -> None:
     ap.add_argument("out")
     ap.add_argument("shapes", nargs="?", default=SHAPES)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--configs", default="")
     args = ap.parse_args()
     warm_gpu(3.0)
     rows = []
@@ -39,7 +43,8 @@ def main() -> None:
         a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
         w = torch.randn(N, K, device="cuda", dtype=torch.bfloat16)
         want = (a.float() @ w.float().t())
-        variants = {"plan": None, "large_s3": LARGE, "large_s4c4": LARGE_ONE_WAVE}
+        variants = {"plan": None, **(parse_config_list(args.configs) if args.configs else
+                                     {"large_s3": LARGE, "large_s4c4": LARGE_ONE_WAVE})}
         fns = {name: (lambda cfg=cfg: warpgemm.matmul(a, w.t(), config=cfg)) for name, cfg in variants.items()}
         fns["cublas"] = lambda: torch.matmul(a, w.t())
         errs = {name: rel_error(fn(), want) for name, fn in fns.items()}

@@ -160,7 +160,7 @@ def test_serpentine_k_order_only_on_whole_plain_tiles_of_dense_products(monkeypa
 
 
 def test_weight_loads_are_evict_first_only_for_dense_products_of_few_rows(monkeypatch):
-    """gemm.weight_evict_first: the weight streams once where at most 256 rows of x read it (all batches' rows when
+    """gemm.weight_evict_first: the weight streams once where at most 512 rows of x read it (all batches' rows when
     one weight serves them), and where several tiles read each weight panel only up to K = 16384; never grouped,
     ragged-K or cluster launches; WARPGEMM_WEIGHT_HINT=0 turns it off. The launch counts x's rows per weight whichever
     operand the kernel reads the weight as."""
@@ -201,10 +201,11 @@ def test_weight_loads_are_evict_first_only_for_dense_products_of_few_rows(monkey
     w_t = meta(14336, 4096).t().unsqueeze(0)
     assert hinted(meta(1, 128, 4096), w_t, meta(1, 128, 14336))
     assert hinted(meta(1, 16, 4096), w_t, meta(1, 16, 14336))  # swap-AB: the weight is the kernel's A
-    assert not hinted(meta(1, 512, 4096), w_t, meta(1, 512, 14336))
-    # Three batches of 128 rows against one weight: 384 rows read it. With a weight per batch: 128 each.
-    assert not hinted(meta(3, 128, 4096), w_t, meta(3, 128, 14336))
-    assert hinted(meta(3, 128, 4096), meta(3, 14336, 4096).transpose(1, 2), meta(3, 128, 14336))
+    assert hinted(meta(1, 512, 4096), w_t, meta(1, 512, 14336))
+    assert not hinted(meta(1, 513, 4096), w_t, meta(1, 513, 14336))
+    # Five batches of 128 rows against one weight: 640 rows read it. With a weight per batch: 128 each.
+    assert not hinted(meta(5, 128, 4096), w_t, meta(5, 128, 14336))
+    assert hinted(meta(5, 128, 4096), meta(5, 14336, 4096).transpose(1, 2), meta(5, 128, 14336))
     # K = 28672 with x's 128 rows over two 64-row tile-rows: not hinted; a one-row decode tile is.
     assert not hinted(meta(1, 128, 28672), meta(8192, 28672).t().unsqueeze(0), meta(1, 128, 8192))
     assert hinted(meta(1, 16, 28672), meta(8192, 28672).t().unsqueeze(0), meta(1, 16, 8192))
