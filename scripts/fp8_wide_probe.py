@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import json
 import statistics
 from unittest import mock
@@ -16,7 +17,7 @@ from unittest import mock
 import torch
 
 import warpgemm
-from warpgemm import heuristics, swap_rows
+from warpgemm import heuristics
 from warpgemm.bench.fp8_bench import make_fp8_operands
 from warpgemm.bench.gemm_bench import environment
 from warpgemm.bench.timing import rounds_ms, warm_gpu
@@ -40,7 +41,7 @@ def main():
     ap.add_argument("--scaling", default="tensorwise")
     ap.add_argument("--configs", default="",
                     help="comma-separated config names timed instead of the 128x192 ones ('none': heuristics only)")
-    ap.add_argument("--rule-off", nargs="?", const="OFF_SECTOR_CLUSTERS", default="",
+    ap.add_argument("--rule-off", nargs="?", const="off_sector.OFF_SECTOR_CLUSTERS", default="",
                     help="also the plan the heuristics make with these flags off (comma-separated, heuristics' or "
                          "swap_rows.NAME; default the off-sector pairs; forced: same launch)")
     args = ap.parse_args()
@@ -61,10 +62,10 @@ def main():
         variants = dict(VARIANTS)
         if args.rule_off:
             with contextlib.ExitStack() as stack:
-                for flag in args.rule_off.split(","):  # FLAG (heuristics') or swap_rows.FLAG
+                for flag in args.rule_off.split(","):  # FLAG (heuristics') or module.FLAG (swap_rows.FLAG, ...)
                     module, _, name = flag.rpartition(".")
-                    stack.enter_context(mock.patch.object(swap_rows if module == "swap_rows" else heuristics, name,
-                                                          False))
+                    owner = importlib.import_module(f"warpgemm.{module}") if module else heuristics
+                    stack.enter_context(mock.patch.object(owner, name, False))
                 variants["rule off"] = plan(a, b, c, mode, False, None).config
         for name, cfg in variants.items():
             errs[name] = rel_error(warpgemm.scaled_mm(a, b, sa, sb, out_dtype=torch.bfloat16, config=cfg),

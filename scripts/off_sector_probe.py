@@ -32,12 +32,12 @@ SHAPES = ("1099x8568x1704,1682x10688x1752,688x7880x7512,1357x16552x2424,4096x409
           "2048x2048x2056,512x14336x4104,128x8192x8200,16x4096x4104,64x14336x4104")
 
 
-RULES = ("OFF_SECTOR_CLUSTERS", "OFF_SECTOR_NO_MEDIUM")
+RULES = ("off_sector.OFF_SECTOR_CLUSTERS", "OFF_SECTOR_NO_MEDIUM")
 
 
 def plan(a3, b3, c3, config=None, rule=True, rules=RULES):
     """The heuristics' plan (or `config`'s); rule=False: with the heuristics' flags `rules` off (by default all the
-    off-sector rules: heuristics.off_sector_config's cluster pairs and OFF_SECTOR_NO_MEDIUM)."""
+    off-sector rules: off_sector.off_sector_config's cluster pairs and OFF_SECTOR_NO_MEDIUM)."""
     gemm_impl._PLANS.clear()
     heuristics.choose_config.cache_clear()
     try:

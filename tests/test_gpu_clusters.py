@@ -66,7 +66,7 @@ def test_grouped_forms_refuse_cluster_tiles():
 
 def test_heuristics_take_cluster_pairs_for_weight_rows_off_sectors():
     """A weight read along K whose rows start 16 bytes into a 32-byte sector (K = 8 mod 16) takes the pair of the
-    chosen tile (heuristics.off_sector_config): the scan's slowest shapes, both pairs, ragged tile-rows and columns,
+    chosen tile (off_sector.off_sector_config): the scan's slowest shapes, both pairs, ragged tile-rows and columns,
     batched with bias, fp16, fp32 out, and a graph replay and two streams bitwise equal to the first call."""
     from warpgemm.heuristics import CLUSTER_LARGE, CLUSTER_MEDIUM, CLUSTER_SMALL
 

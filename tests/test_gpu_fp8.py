@@ -244,7 +244,7 @@ def test_repeated_calls_with_new_tensors_and_misaligned_scales():
 
 
 def test_weight_rows_off_sectors_take_cluster_pairs():
-    """fp8 rows of 16 mod 32 bytes: the heuristics take the cluster pairs (heuristics.off_sector_config), with both
+    """fp8 rows of 16 mod 32 bytes: the heuristics take the cluster pairs (off_sector.off_sector_config), with both
     scale modes and a bias, on ragged tile-rows."""
     from warpgemm.heuristics import FP8_CLUSTER_LARGE, FP8_CLUSTER_SMALL
     from warpgemm.ops.scaled import plan, scale_mode

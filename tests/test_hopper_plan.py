@@ -281,7 +281,7 @@ def test_descriptor_encoding_binds_the_thread_context_once_and_retries(monkeypat
 
 def test_weight_rows_off_sectors_take_the_cluster_pair_of_the_chosen_tile():
     """A weight read along K whose rows start 16 bytes into a 32-byte sector (K = 8 mod 16, bf16) gets the 2-CTA
-    cluster form of the heuristics' 128-row or 64x128 tile (heuristics.off_sector_config); aligned rows, a weight
+    cluster form of the heuristics' 128-row or 64x128 tile (off_sector.off_sector_config); aligned rows, a weight
     read along N, swap-AB decode tiles and 64-row decode tiles keep theirs."""
     from warpgemm.heuristics import CLUSTER_LARGE, CLUSTER_SMALL, SMALL
 

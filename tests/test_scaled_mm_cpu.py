@@ -198,7 +198,7 @@ def test_fp8_fp32_output_configs_compile_clean(tmp_path):
 
     cases = [(choose_fp8_config(M, 8192, 8192, torch.float32, 132, rowwise=rowwise)[0], rowwise)
              for M, rowwise in ((16, True), (128, True), (512, True), (4096, True), (4096, False))]
-    # The off-sector pair the heuristics take with fp32 outputs too (heuristics.off_sector_config).
+    # The off-sector pair the heuristics take with fp32 outputs too (off_sector.off_sector_config).
     cases += [(FP8_CLUSTER_SMALL, True), (FP8_CLUSTER_SMALL, False)]
     for cfg, rowwise in cases:
         _, r = _compiled(cfg, ROWWISE if rowwise else TENSORWISE, torch.float32, tmp_path)
@@ -266,7 +266,7 @@ def test_frozen_parameters_are_plain_operands():
 
 def test_fp8_weight_rows_off_sectors_take_cluster_pairs():
     """fp8 weights whose rows are 16 mod 32 bytes take the cluster pair of the chosen tile, as bf16 ones do
-    (heuristics.off_sector_config); the 128x256 pair only with per-tensor scales (its unchunked store)."""
+    (off_sector.off_sector_config); the 128x256 pair only with per-tensor scales (its unchunked store)."""
     from warpgemm.heuristics import FP8_CLUSTER_LARGE, FP8_CLUSTER_SMALL
     from warpgemm.ops.scaled import plan
 

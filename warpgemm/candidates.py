@@ -53,7 +53,7 @@ DECODE_CANDIDATES: tuple[GemmConfig, ...] = (
 )
 # 2-CTA clusters sharing B through TMA multicast: measured no faster than the same tiles alone on the suites
 # (notes/perf.md, 2026-11-25 session 15), so in no suite's sweep; the heuristics take them for weights whose rows
-# start off 32-byte sectors (heuristics.off_sector_config), users can force them and the tuner tries them.
+# start off 32-byte sectors (off_sector.off_sector_config), users can force them and the tuner tries them.
 CLUSTER_CANDIDATES: tuple[GemmConfig, ...] = (
     _C(128, 256, 64, 3, 8, group_m=16, cluster_m=2),
     _C(128, 128, 64, 6, 4, cluster_m=2),

@@ -28,8 +28,8 @@ The rules are few and each rests on `warpgemm bench sweep` runs (notes/perf.md, 
 - One or two rows of x against a weight read along K (batch-1 or -2 decode, F.linear's layout): a CUDA-core GEMV
   (kernels/gemv.py, gemv_rows.py), thousands of short programs the hardware balances over the SMs (`gemv_reason`).
 - A weight read along K whose rows start 16 bytes into a 32-byte sector (K = 8 mod 16): the 2-CTA cluster form of
-  the chosen 128-row or 64x128 tile, which multicasts B (`off_sector_config`); with such rows in any operand, no
-  128x128 tiles alone where 128x256 ones make a wave (`OFF_SECTOR_NO_MEDIUM`). Unbatched products.
+  the chosen 128-row or 64x128 tile, which multicasts B (off_sector.py); with such rows in any operand, no 128x128
+  tiles alone where 128x256 ones make a wave (`OFF_SECTOR_NO_MEDIUM`). Unbatched products.
 - 65-700 rows of x where 128- or 64-row tiles pad x's rows by 10% or more and a wave model favours them: swap-AB
   tiles as wide as x's rows need (80-192, two-part widths), x on wgmma's N side as cuBLAS puts it (swap_rows.py;
   applied in ops/gemm_impl.resolve_config, before the off-sector pairs). Unbatched 16-bit products.
@@ -52,6 +52,8 @@ import torch
 
 from .config import WIDE_BLOCK_N, GemmConfig, check_config
 from .swap_rows import SWAP_ROWS, SWAP_ROWS_FP8
+# The cluster pairs for rows off 32-byte sectors (off_sector.py), shipped configs here too.
+from .off_sector import CLUSTER_LARGE, CLUSTER_MEDIUM, CLUSTER_SMALL, FP8_CLUSTER_LARGE, FP8_CLUSTER_SMALL
 
 # Two consumer warpgroups share a 128x256 tile: each issues m64n256k16 wgmma, the widest there is.
 LARGE = GemmConfig(block_m=128, block_n=256, block_k=64, stages=3, consumer_warps=8, group_m=8)
@@ -215,35 +217,11 @@ GROUPED_STREAM = GemmConfig(block_m=128, block_n=256, block_k=128, stages=2, con
 # (results/2026-11-25-wgrad/ragged_band.json).
 RAGGED_K_ROWS = LARGE_ONE_WAVE.replace(group_m=1)
 
-# A weight whose rows start 16 bytes into a 32-byte sector (16-bit inputs with K = 8 mod 16: 1000, 1704, 4104): TMA
-# reads such rows at 1.25-1.7x the cost, most of it on B, the larger box
-# (results/2026-11-26-off-sector/off_sector_clusters.json: padding only B's rows recovers most of it; cp.async copies
-# were slower still: results/2026-11-26-cp-async/; and cuBLAS runs 2-CTA clusters there). A pair of CTAs that multicasts
-# B reads each B box once for two tiles: the 128x256 pair ran 1.05-1.62x the heuristics' 128-row tiles on 7 such shapes,
-# the 64x128 pair 1.15-1.18x SMALL on 2 (off_sector_config). Held out, 24 random shapes: from 512 rows the 128x256 pair
-# 1.00-1.42x (geomean 1.14, 10 shapes), the 64x128 pair 1.04-1.19x; at 135-447 rows the 128x256 pair lost 4 of 7
-# (0.86-0.91x: a pair of tile-rows half empty, or 128x256 plans already good), so it starts at OFF_SECTOR_LARGE_MIN_M
-# rows. A second 23 held out: it lost 0.76-0.85x to 128x128 tiles on the 4 shapes whose 128x256 tiles were under a wave
-# (40-50 of them: half the SMs idle), so from narrower tiles it needs a wave (results/2026-11-26-off-sector/). The same
-# rule for fp8 rows of 16 mod 32 bytes (K steps of 128 fp8 elements): on 7 such shapes 1.02-1.37x scaled_mm's previous
-# plans (fp8_off_sector.json).
-OFF_SECTOR_LARGE_MIN_M = 512
 # Such rows make every byte dear, and 128x128 tiles read 1.33x the bytes per FLOP of 128x256 ones: with a wave of
 # 128x256 tiles the medium-alone rule is skipped where any operand's rows are off sectors (choose_config; unbatched
 # products, the ones measured). Where no pair can follow (B read along N), 128x256 tiles ran 1.19-1.26x the 128x128
 # plan on 4 shapes and 0.97x on one under a wave (nn_copy_pair.json).
 OFF_SECTOR_NO_MEDIUM = True
-OFF_SECTOR_CLUSTERS = True
-CLUSTER_LARGE = GemmConfig(block_m=128, block_n=256, block_k=64, stages=3, consumer_warps=8, group_m=16, cluster_m=2)
-CLUSTER_SMALL = GemmConfig(block_m=64, block_n=128, block_k=64, stages=8, consumer_warps=4, group_m=8, cluster_m=2)
-# 128x128 tiles that stay (under a wave of 128x256 tiles, or under 512 rows) take their own pair: 1.06-1.17x on 10 of
-# 11 such shapes, 0.97x on one (off_sector_rest.json; two tile-rows at least). Held out, 20 random shapes: 1.118x, but
-# 0.75x where the pairs' idle row made a second wave (356 rows: 3 tile-rows) -> not where it adds a wave. fp8: 1.061x
-# with 3 of 12 behind (0.87-0.95, under a wave of tiles, no separating count) -> 16-bit inputs only
-# (medium_pair_heldout.json, fp8_medium_pair_heldout.json). The rule so amended, 20 fresh shapes: 1.118x, 19 of 20,
-# min 0.946 (medium_pair_heldout2.json).
-OFF_SECTOR_MEDIUM_PAIR = True
-CLUSTER_MEDIUM = GemmConfig(block_m=128, block_n=128, block_k=64, stages=6, consumer_warps=4, group_m=8, cluster_m=2)
 
 SHIPPED_CONFIGS: tuple[GemmConfig, ...] = ((LARGE, LARGE_TALL_BANDS, LARGE_ONE_WAVE, LARGE_FP32_OUT, RAGGED_K_ROWS,
                                             WIDE, WIDE_160, MEDIUM, MEDIUM_FP32_OUT, ONE_ROW_DEEP_K, SMALL, NARROW)
@@ -289,10 +267,8 @@ FP8_WIDE = GemmConfig(block_m=128, block_n=WIDE_BLOCK_N, block_k=128, stages=4, 
 FP8_WIDE_160 = GemmConfig(block_m=128, block_n=160, block_k=128, stages=5, consumer_warps=8, group_m=8,
                           store_chunks=5)
 FP8_WIDE_160_MIN_K = 2048
-# The off-sector pairs (OFF_SECTOR_CLUSTERS) with fp8's 128-element K steps; the 128x256 one for per-tensor scales
+# The off-sector pairs (off_sector.FP8_CLUSTER_*) with fp8's 128-element K steps; the 128x256 one for per-tensor scales
 # only (its unchunked store, as FP8_LARGE's; scaled.plan).
-FP8_CLUSTER_LARGE = CLUSTER_LARGE.replace(block_k=128)
-FP8_CLUSTER_SMALL = CLUSTER_SMALL.replace(block_k=128)
 FP8_CONFIGS: tuple[GemmConfig, ...] = (FP8_LARGE, FP8_LARGE_TALL_BANDS, FP8_LARGE_ROWWISE, FP8_LARGE_ROWWISE_TALL_BANDS,
                                        FP8_MEDIUM, FP8_SMALL, FP8_NARROW, FP8_WIDE, FP8_WIDE_160, FP8_CLUSTER_LARGE,
                                        FP8_CLUSTER_SMALL) \
@@ -466,35 +442,6 @@ def decode_config(M: int, K: int, weight_tiles: int, num_sms: int) -> GemmConfig
     return DECODE[16 if M <= 16 else 32 if M <= 32 else 64]
 
 
-def off_sector_config(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: int, in_dtype: torch.dtype,
-                      out_dtype: torch.dtype) -> tuple[GemmConfig, str] | None:
-    """The cluster pair that replaces the heuristics' `cfg` for a weight read along K whose rows start off 32-byte
-    sectors (OFF_SECTOR_CLUSTERS' comment), with the reason; None to keep `cfg` (swap-AB decode tiles, which stream
-    the weight once and lose 2-7% there; 64-row decode tiles; shapes and dtypes a pair cannot take; batched products,
-    on which no rule was measured). ops/gemm_impl.resolve_config and ops/scaled.plan apply it after choose_config."""
-    # The pairs' K steps are 128 bytes (64 bf16 / fp16 elements, 128 fp8), as are those of the tiles they replace.
-    fp8 = in_dtype.itemsize == 1
-    if (not OFF_SECTOR_CLUSTERS or batches != 1 or cfg.swap_ab or cfg.split_k > 1 or cfg.stream_k
-            or cfg.consumers > 1 or cfg.block_k != 128 // in_dtype.itemsize):
-        return None
-    rows, tiles_n = _cdiv(M, 128), _cdiv(N, 128)
-    if cfg.block_m == 64 and cfg.block_n == 128:  # SMALL, FP8_SMALL
-        pair = FP8_CLUSTER_SMALL if fp8 else CLUSTER_SMALL
-    elif (cfg.block_m == 128 and M >= OFF_SECTOR_LARGE_MIN_M
-          and (cfg.block_n == 256 or rows * _cdiv(N, 256) >= num_sms)):
-        pair = FP8_CLUSTER_LARGE if fp8 else CLUSTER_LARGE
-    elif (OFF_SECTOR_MEDIUM_PAIR and not fp8 and cfg.block_m == 128 and cfg.block_n == 128 and rows > 1
-          and _cdiv(2 * _cdiv(rows, 2) * tiles_n, num_sms) <= _cdiv(rows * tiles_n, num_sms)):
-        # A pair covers two tile-rows: an odd count adds a row of idle CTAs, which must not add a wave.
-        pair = CLUSTER_MEDIUM
-    else:
-        return None
-    if check_config(pair, in_dtype, out_dtype) is not None:
-        return None
-    return pair, (f"the weight's rows start off 32-byte sectors: {pair.name} (CTA pairs multicast each B box, which "
-                  f"such rows make slow to read) instead of {cfg.name}")
-
-
 def _cdiv(a: int, b: int) -> int:
     return -(-a // b)
 
@@ -505,7 +452,8 @@ def choose_config(batches: int, M: int, N: int, K: int, in_dtype: torch.dtype, o
     """The config for a (batches, M, N, K) problem and a short reason (for WARPGEMM_LOG / explain). b_kmajor: B is
     read along K (an nn.Linear weight's W.T); False leaves out what was measured only on such a B (WIDE_160; swap-AB
     at 48-64 rows against a wide weight). rows_off_sector: an operand's rows start off 32-byte sectors
-    (OFF_SECTOR_NO_MEDIUM); the cluster pairs for such rows (off_sector_config) come after, in ops/gemm_impl.py."""
+    (OFF_SECTOR_NO_MEDIUM); the cluster pairs for such rows (off_sector.off_sector_config) come after, in
+    ops/gemm_impl.py."""
     order, why = _large_or_other(batches, M, N, K, num_sms, b_kmajor)
     if M >= 512 and order[0] in (LARGE, LARGE_ONE_WAVE, LARGE_TALL_BANDS):
         # Weighed against the 128x256 config that fits these dtypes (fp32 outputs: LARGE_FP32_OUT, never split).

@@ -12,7 +12,7 @@ import torch
 
 from .. import _env
 from ..config import GemmConfig, check_config, weight_layout_problem
-from .. import heuristics, one_partition_rule, swap_rows, tuning
+from .. import heuristics, off_sector, one_partition_rule, swap_rows, tuning
 from ..static_weights import is_static
 from ..kernels.hopper import tma_operands as tma
 from . import checks
@@ -74,7 +74,7 @@ def _heuristics_tile(a3: torch.Tensor, c3: torch.Tensor, b3: torch.Tensor | None
         if fit is not None:
             return fit[0], f"{why}; {fit[1]}"
     if b_off and b_geom.contiguous_dim == 1:  # a weight read along K: a cluster pair can take it
-        pair = heuristics.off_sector_config(cfg, batches, M, N, sms, a3.dtype, c3.dtype)
+        pair = off_sector.off_sector_config(cfg, batches, M, N, sms, a3.dtype, c3.dtype)
         if pair is not None:
             cfg, why = pair[0], f"{why}; {pair[1]}"
     return cfg, why

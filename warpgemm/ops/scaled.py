@@ -25,7 +25,7 @@ from typing import List, NamedTuple, Optional
 import torch
 from torch import Tensor
 
-from .. import _env, heuristics, one_partition_rule, swap_rows
+from .. import _env, heuristics, off_sector, one_partition_rule, swap_rows
 from ..config import GemmConfig, check_config
 from ..kernels.hopper import tma_operands as tma
 from . import checks
@@ -124,8 +124,8 @@ def plan(a: Tensor, b: Tensor, c: Tensor, mode: int, has_bias: bool, config: Gem
     if fit is not None:
         cfg, why = fit[0], f"{why}; {fit[1]}"
     elif config is None and not b_copy and tma.off_sector(b_geom, b.element_size()):
-        # Rows of 16 mod 32 bytes (heuristics.off_sector_config); row-wise scales keep chunked 128x256 stores.
-        pair = heuristics.off_sector_config(cfg, 1, M, N, _env.sms_for(c.device), a.dtype, c.dtype)
+        # Rows of 16 mod 32 bytes (off_sector.off_sector_config); row-wise scales keep chunked 128x256 stores.
+        pair = off_sector.off_sector_config(cfg, 1, M, N, _env.sms_for(c.device), a.dtype, c.dtype)
         if pair is not None and not (mode == ROWWISE and pair[0].block_n == 256):
             cfg, why = pair[0], f"{why}; {pair[1]}"
     if config is None:  # last, as in gemm_impl.resolve_config

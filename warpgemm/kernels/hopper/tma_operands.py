@@ -73,7 +73,7 @@ COPY_ROW_BYTES = 32
 def off_sector(g: TmaGeometry, itemsize: int) -> bool:
     """Whether some row (or batch) of the operand starts 16 bytes into a 32-byte sector (its stride is an odd
     multiple of 16 bytes): TMA reads such rows 1.25-1.7x slower, so the heuristics weigh them (heuristics.py,
-    OFF_SECTOR_CLUSTERS). Strides only: a view whose base alone sits off a sector is not seen (the plan keys record
+    off_sector.py). Strides only: a view whose base alone sits off a sector is not seen (the plan keys record
     16-byte alignment only)."""
     nb, outer, _ = g.shape
     return (outer > 1 and g.strides[1] * itemsize % 32 != 0) or (nb > 1 and g.strides[0] * itemsize % 32 != 0)

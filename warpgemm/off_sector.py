@@ -1,0 +1,70 @@
+"""The 2-CTA cluster pairs that replace the heuristics' tiles where a weight read along K has rows that start off
+32-byte sectors (16-bit inputs with K = 8 mod 16, fp8 with K = 16 mod 32): which pair, where, and the measurements
+behind it. ops/gemm_impl.resolve_config and ops/scaled.plan apply `off_sector_config` after the heuristics' choice;
+heuristics.OFF_SECTOR_NO_MEDIUM is the part of the rule that lives in choose_config."""
+from __future__ import annotations
+
+import torch
+
+from .config import GemmConfig, check_config
+
+# A weight whose rows start 16 bytes into a 32-byte sector (16-bit inputs with K = 8 mod 16: 1000, 1704, 4104): TMA
+# reads such rows at 1.25-1.7x the cost, most of it on B, the larger box
+# (results/2026-11-26-off-sector/off_sector_clusters.json: padding only B's rows recovers most of it; cp.async copies
+# were slower still: results/2026-11-26-cp-async/; and cuBLAS runs 2-CTA clusters there). A pair of CTAs that multicasts
+# B reads each B box once for two tiles: the 128x256 pair ran 1.05-1.62x the heuristics' 128-row tiles on 7 such shapes,
+# the 64x128 pair 1.15-1.18x SMALL on 2 (off_sector_config). Held out, 24 random shapes: from 512 rows the 128x256 pair
+# 1.00-1.42x (geomean 1.14, 10 shapes), the 64x128 pair 1.04-1.19x; at 135-447 rows the 128x256 pair lost 4 of 7
+# (0.86-0.91x: a pair of tile-rows half empty, or 128x256 plans already good), so it starts at OFF_SECTOR_LARGE_MIN_M
+# rows. A second 23 held out: it lost 0.76-0.85x to 128x128 tiles on the 4 shapes whose 128x256 tiles were under a wave
+# (40-50 of them: half the SMs idle), so from narrower tiles it needs a wave (results/2026-11-26-off-sector/). The same
+# rule for fp8 rows of 16 mod 32 bytes (K steps of 128 fp8 elements): on 7 such shapes 1.02-1.37x scaled_mm's previous
+# plans (fp8_off_sector.json).
+OFF_SECTOR_LARGE_MIN_M = 512
+OFF_SECTOR_CLUSTERS = True
+CLUSTER_LARGE = GemmConfig(block_m=128, block_n=256, block_k=64, stages=3, consumer_warps=8, group_m=16, cluster_m=2)
+CLUSTER_SMALL = GemmConfig(block_m=64, block_n=128, block_k=64, stages=8, consumer_warps=4, group_m=8, cluster_m=2)
+# 128x128 tiles that stay (under a wave of 128x256 tiles, or under 512 rows) take their own pair: 1.06-1.17x on 10 of
+# 11 such shapes, 0.97x on one (off_sector_rest.json; two tile-rows at least). Held out, 20 random shapes: 1.118x, but
+# 0.75x where the pairs' idle row made a second wave (356 rows: 3 tile-rows) -> not where it adds a wave. fp8: 1.061x
+# with 3 of 12 behind (0.87-0.95, under a wave of tiles, no separating count) -> 16-bit inputs only
+# (medium_pair_heldout.json, fp8_medium_pair_heldout.json). The rule so amended, 20 fresh shapes: 1.118x, 19 of 20,
+# min 0.946 (medium_pair_heldout2.json).
+OFF_SECTOR_MEDIUM_PAIR = True
+CLUSTER_MEDIUM = GemmConfig(block_m=128, block_n=128, block_k=64, stages=6, consumer_warps=4, group_m=8, cluster_m=2)
+# fp8: the same pairs with K steps of the same 128 bytes (128 fp8 elements).
+FP8_CLUSTER_LARGE = CLUSTER_LARGE.replace(block_k=128)
+FP8_CLUSTER_SMALL = CLUSTER_SMALL.replace(block_k=128)
+
+
+def off_sector_config(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: int, in_dtype: torch.dtype,
+                      out_dtype: torch.dtype) -> tuple[GemmConfig, str] | None:
+    """The cluster pair that replaces the heuristics' `cfg` for a weight read along K whose rows start off 32-byte
+    sectors (OFF_SECTOR_CLUSTERS' comment), with the reason; None to keep `cfg` (swap-AB decode tiles, which stream
+    the weight once and lose 2-7% there; 64-row decode tiles; shapes and dtypes a pair cannot take; batched products,
+    on which no rule was measured). ops/gemm_impl.resolve_config and ops/scaled.plan apply it after choose_config."""
+    # The pairs' K steps are 128 bytes (64 bf16 / fp16 elements, 128 fp8), as are those of the tiles they replace.
+    fp8 = in_dtype.itemsize == 1
+    if (not OFF_SECTOR_CLUSTERS or batches != 1 or cfg.swap_ab or cfg.split_k > 1 or cfg.stream_k
+            or cfg.consumers > 1 or cfg.block_k != 128 // in_dtype.itemsize):
+        return None
+    rows, tiles_n = _cdiv(M, 128), _cdiv(N, 128)
+    if cfg.block_m == 64 and cfg.block_n == 128:  # SMALL, FP8_SMALL
+        pair = FP8_CLUSTER_SMALL if fp8 else CLUSTER_SMALL
+    elif (cfg.block_m == 128 and M >= OFF_SECTOR_LARGE_MIN_M
+          and (cfg.block_n == 256 or rows * _cdiv(N, 256) >= num_sms)):
+        pair = FP8_CLUSTER_LARGE if fp8 else CLUSTER_LARGE
+    elif (OFF_SECTOR_MEDIUM_PAIR and not fp8 and cfg.block_m == 128 and cfg.block_n == 128 and rows > 1
+          and _cdiv(2 * _cdiv(rows, 2) * tiles_n, num_sms) <= _cdiv(rows * tiles_n, num_sms)):
+        # A pair covers two tile-rows: an odd count adds a row of idle CTAs, which must not add a wave.
+        pair = CLUSTER_MEDIUM
+    else:
+        return None
+    if check_config(pair, in_dtype, out_dtype) is not None:
+        return None
+    return pair, (f"the weight's rows start off 32-byte sectors: {pair.name} (CTA pairs multicast each B box, which "
+                  f"such rows make slow to read) instead of {cfg.name}")
+
+
+def _cdiv(a: int, b: int) -> int:
+    return -(-a // b)
