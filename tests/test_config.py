@@ -177,7 +177,19 @@ def test_config_names_round_trip_through_the_sweep_parser():
         assert parse_config(cfg.name) == cfg
 
 
-def test_few_tiles_use_64_row_tiles_and_many_use_the_cooperative_tile():
+@pytest.fixture
+def few_rows_wide_off(monkeypatch):
+    """The heuristics without the 129-511-row 128x192 rule (heuristics.FEW_ROWS_WIDE), whose tile overrides the
+    128x256 / 128x128 choice these tests pin down (choose_config is cached: cleared around the change)."""
+    from warpgemm import heuristics
+
+    choose_config.cache_clear()
+    monkeypatch.setattr(heuristics, "FEW_ROWS_WIDE", False)
+    yield
+    choose_config.cache_clear()
+
+
+def test_few_tiles_use_64_row_tiles_and_many_use_the_cooperative_tile(few_rows_wide_off):
     pick = lambda m, n: choose_config(1, m, n, 4096, torch.bfloat16, torch.bfloat16, 132)[0]  # noqa: E731
     assert pick(128, 4096) == NARROW           # 64 tiles of 64x128 for 132 SMs: 64x64 tiles
     assert pick(128, 8192) == SMALL            # 128 tiles of 64x128
@@ -298,6 +310,38 @@ def test_cluster_tiles_need_a_k_contiguous_weight():
     assert weight_layout_problem(cfg, True) is None
     assert "contiguous along K" in weight_layout_problem(cfg, False)
     assert cfg.name.endswith("_cm2")
+
+
+def test_129_to_511_rows_take_192_column_tiles_where_they_need_fewer_tile_times(few_rows_wide_off):
+    """heuristics.FEW_ROWS_WIDE: at 129-511 rows 128x192 tiles replace the 128x256 or 128x128 choice where the wave
+    model has them ahead of both (128x128 at 0.65 of a 128x256 tile), for unbatched products of a K-major weight whose
+    rows sit on 32-byte sectors, unless the swap-rows rule takes the shape; no suite shape changes."""
+    from warpgemm import heuristics
+    from warpgemm.bench.suites import dense_suite, mid_suite, odd_suite
+    from warpgemm.heuristics import WIDE
+
+    bf = torch.bfloat16
+    assert choose_config(1, 448, 11008, 4096, bf, bf, 132)[0] == LARGE_ONE_WAVE  # the fixture turned the rule off
+    choose_config.cache_clear()
+    heuristics.FEW_ROWS_WIDE = True  # as shipped (the fixture restores and clears the cache after)
+    pick = lambda m, n, k=4096, **kw: choose_config(1, m, n, k, bf, bf, 132, **kw)  # noqa: E731
+    # 448 rows against 11008: 172 128x256 tiles (2 waves), 344 128x128 (3 x 0.65), 232 128x192 (2 x 0.85).
+    cfg, why = pick(448, 11008)
+    assert cfg == WIDE and "128x192 tiles, 1.70 128x256 wave-times" in why, why
+    assert pick(480, 11008)[0] == WIDE and pick(256, 20480)[0] == WIDE  # over 128x128 plans too
+    assert pick(450, 11080, 7920)[0] == WIDE and pick(504, 18752, 6576)[0] == WIDE  # held out (seed 63)
+    assert pick(256, 14336)[0] == LARGE_ONE_WAVE  # one wave of 128x256 tiles: 1.0 against 2 x 0.85
+    assert pick(288, 20480)[0] == LARGE_ONE_WAVE  # 2 waves against 3 x 0.85
+    assert pick(448, 11008, b_kmajor=False)[0] != WIDE  # measured on K-major weights only
+    assert pick(448, 11008, rows_off_sector=True)[0] != WIDE  # the cluster pairs take those (off_sector.py)
+    assert choose_config(2, 448, 11008, 4096, bf, bf, 132)[0] != WIDE  # unbatched only
+    # 162 rows: one 192-row swap tile (swap_rows) pads x less; the rule leaves the shape to it.
+    from warpgemm.swap_rows import swap_rows_config
+    plan = pick(162, 12184, 7136)[0]
+    assert plan != WIDE and swap_rows_config(plan, 1, 162, 12184, 132, bf, bf) is not None
+    for case in dense_suite() + mid_suite() + odd_suite():
+        got = choose_config(1, case.M, case.N, case.K, bf, bf, 132)[0]
+        assert got != WIDE or case.M >= 512, case
 
 
 def test_wide_tiles_where_they_fit_the_sms_better():

@@ -79,3 +79,18 @@ def test_grouped_forms_refuse_wide_tiles(cfg):
     offs = torch.tensor([64, 128, 192, 256], device=DEV, dtype=torch.int32)
     with pytest.raises(ValueError, match="block_n"):
         warpgemm.grouped_mm(x, w.transpose(1, 2), offs=offs, config=cfg)
+
+
+def test_few_rows_plans_take_the_192_column_tile():
+    """At 129-511 rows the heuristics take 128x192 tiles where the wave model favours them (heuristics.FEW_ROWS_WIDE;
+    on 132-SM parts): the plan as chosen, on NaN-filled outputs, with the bias, a short and a long K and x's last
+    tile-row part-filled (448 = 3.5 x 128 rows, 450)."""
+    from warpgemm.heuristics import WIDE
+
+    g = torch.Generator(device=DEV).manual_seed(55)
+    for m, n, k in ((448, 11008, 256), (450, 11080, 1040), (480, 11008, 4096)):
+        a, w, bias = rand(m, k, g=g), rand(n, k, g=g), rand(n, g=g)
+        plan = warpgemm.explain(a, w.T)
+        if torch.cuda.get_device_properties(0).multi_processor_count == 132:
+            assert f"config={WIDE.name}" in plan, plan
+        assert_ok(check_matmul(a, w.T, bias=bias), f"{m}x{n}x{k} plan")

@@ -20,7 +20,8 @@ The rules are few and each rests on `warpgemm bench sweep` runs (notes/perf.md, 
   128x128 tiles alone need no more tile-times than any of them, those (`medium_tile_time`; 16-bit outputs only).
 - 129-511 rows (unbatched) with at least half a wave of 128x256 tiles: those tiles (4 stages, chunked stores) where
   they need fewer tile-times than 128x128 ones or the last tile-row is at most half full, else 128x128 tiles
-  (`FEW_ROWS_LARGE_MIN_M`).
+  (`FEW_ROWS_LARGE_MIN_M`); either gives way to 128x192 tiles where those need fewer tile-times than both
+  (`FEW_ROWS_WIDE`; K-major weights with rows on 32-byte sectors, shapes the swap-rows rule leaves alone).
 - fp32 outputs: the same 128x256 tile stored in 4 column chunks (`LARGE_FP32_OUT`; a whole fp32 tile does not fit).
 - 72-128 rows with a wave or more of 128x128 tiles (weight streaming: LM heads, 128x28672): 64x128 tiles where they
   make fewer tile-times, else 128x128 tiles with 128-deep K steps (`ONE_ROW_DEEP_K`).
@@ -51,7 +52,7 @@ import functools
 import torch
 
 from .config import WIDE_BLOCK_N, GemmConfig, check_config
-from .swap_rows import SWAP_ROWS, SWAP_ROWS_FP8
+from .swap_rows import PLAIN_TILE_TIME, SWAP_ROWS, SWAP_ROWS_FP8, swap_rows_config
 # The cluster pairs for rows off 32-byte sectors (off_sector.py), shipped configs here too.
 from .off_sector import CLUSTER_LARGE, CLUSTER_MEDIUM, CLUSTER_SMALL, FP8_CLUSTER_LARGE, FP8_CLUSTER_SMALL
 
@@ -111,6 +112,14 @@ WIDE_160_TILE_TIME = 0.80
 # shapes the rule's tile was the best or within 0.03 of it but at 176 rows, where 64x128 tiles led); fp8 keeps 256
 # (FP8_FEW_ROWS_MIN_M, unmeasured below).
 FEW_ROWS_LARGE_MIN_M = 129
+# Also at 129-511 rows (unbatched, B read along K, rows on sectors, where the swap-rows rule leaves the plan): 128x192
+# tiles where the wave model has them at most WIDE_MIN_GAIN of the 128x256 and 128x128 tiles' times (128x128 priced
+# at swap_rows' 0.65 of a 128x256 tile, as measured at these rows, not TAIL_TILE_TIME's 0.55). Measured
+# (results/2026-11-27-hint-512/, bf16, against the plan without it, each over cuBLAS in its own process): 448x11008x4096
+# 0.75 -> 0.89x cuBLAS; held out (random shapes the rule changes) seed 62 +5.5% (flush) / +6.3% (back to back), whose
+# three off-sector cluster-pair shapes lost (now left to the pairs), seed 63 +7.0% / +4.2% whose swap-192 shapes lost
+# (now left to swap_rows), and with both exclusions seed 64 +13.4% / +11.2%, 13 and 15 of 16 ahead, min 0.94.
+FEW_ROWS_WIDE = True
 FP8_FEW_ROWS_MIN_M = 256
 # The same tile (LARGE_ONE_WAVE) also at 512 rows to FEW_WAVES_MAX_ROW_TILES tile-rows where it makes one to
 # FEW_WAVES_MAX waves and LARGE (which M >= 512 took past one wave) would not split off a short last wave
@@ -455,7 +464,16 @@ def choose_config(batches: int, M: int, N: int, K: int, in_dtype: torch.dtype, o
     (OFF_SECTOR_NO_MEDIUM); the cluster pairs for such rows (off_sector.off_sector_config) come after, in
     ops/gemm_impl.py."""
     order, why = _large_or_other(batches, M, N, K, num_sms, b_kmajor)
-    if M >= 512 and order[0] in (LARGE, LARGE_ONE_WAVE, LARGE_TALL_BANDS):
+    if (FEW_ROWS_WIDE and batches == 1 and b_kmajor and not rows_off_sector and FEW_ROWS_LARGE_MIN_M <= M < 512
+            and order[0] in (LARGE_ONE_WAVE, MEDIUM) and check_config(WIDE, in_dtype, out_dtype) is None
+            and swap_rows_config(order[0], 1, M, N, num_sms, in_dtype, out_dtype) is None):
+        wide, large = wide_tile_time(1, M, N, num_sms), float(_cdiv(_cdiv(M, 128) * _cdiv(N, 256), num_sms))
+        medium = _cdiv(_cdiv(M, 128) * _cdiv(N, 128), num_sms) * PLAIN_TILE_TIME[(128, 128)]
+        if wide <= WIDE_MIN_GAIN * min(large, medium):
+            why = (f"M={M} < 512: 128x192 tiles, {wide:.2f} 128x256 wave-times against {large:.2f} for 128x256 "
+                   f"and {medium:.2f} for 128x128 tiles")
+            order = (WIDE,) + order
+    elif M >= 512 and order[0] in (LARGE, LARGE_ONE_WAVE, LARGE_TALL_BANDS):
         # Weighed against the 128x256 config that fits these dtypes (fp32 outputs: LARGE_FP32_OUT, never split).
         plan = next((c for c in order if c.block_n == 256 and check_config(c, in_dtype, out_dtype) is None), None)
         if plan is not None:
