@@ -42,8 +42,9 @@ def main():
     ap.add_argument("--configs", default="",
                     help="comma-separated config names timed instead of the 128x192 ones ('none': heuristics only)")
     ap.add_argument("--rule-off", nargs="?", const="off_sector.OFF_SECTOR_CLUSTERS", default="",
-                    help="also the plan the heuristics make with these flags off (comma-separated, heuristics' or "
-                         "swap_rows.NAME; default the off-sector pairs; forced: same launch)")
+                    help="also the plan the heuristics make with these flags off (comma-separated, heuristics' NAME "
+                         "or module.NAME of another warpgemm module; default the off-sector pairs; forced: same "
+                         "launch)")
     args = ap.parse_args()
     if args.configs:
         VARIANTS.clear()

@@ -7,7 +7,9 @@ source "$(dirname "$0")/gpu_env.sh" "$@"
 for timing in ${AB_TIMING:-flush}; do
     for rep in $(seq "${AB_REPS:-2}"); do
         for mode in ${AB_MODES:?set AB_MODES}; do
+            [[ $mode == *:* ]] || { echo "AB_MODES: expected label:SET, got $mode" >&2; exit 2; }
             label=${mode%%:*} f="$out/ab_${timing}_${mode%%:*}_r${rep}"
+            rm -f "$f.json"  # a failed or timed-out run must not leave an older result to be counted
             LABEL=$label SET=${mode#*:} timeout "${AB_TIMEOUT:-200}" $py scripts/setting_probe.py "$f.json" \
                 "${AB_SHAPES:?set AB_SHAPES}" "$timing" "${AB_ROUNDS:-3}" > "$f.log" 2>&1 || tail -5 "$f.log"
         done
@@ -33,7 +35,9 @@ for t in ("flush", "b2b"):
         row = "  ".join(",".join(f"{q:.3f}" for q in cells[(t, s, m)]) for m in labels)
         star = "*" if len(set(configs[s].values())) > 1 else " "
         print(f"{s:>18}{star} {' | '.join(configs[s][m] for m in labels if m in configs[s]):>60}  {row}")
+    common = [s for s in shapes if all(cells[(t, s, m)] for m in labels)]  # shapes every setting timed
     for m in labels:
-        logs = [math.log(sum(cells[(t, s, m)]) / len(cells[(t, s, m)])) for s in shapes if cells[(t, s, m)]]
-        print(f"{t} {m}: geomean of mean ratios {math.exp(sum(logs) / max(len(logs), 1)):.4f} over {len(logs)} shapes")
+        logs = [math.log(sum(cells[(t, s, m)]) / len(cells[(t, s, m)])) for s in common]
+        print(f"{t} {m}: geomean of mean ratios {math.exp(sum(logs) / max(len(logs), 1)):.4f} over {len(logs)} shapes"
+              + (f" (of {len(shapes)}: the others lack a setting)" if len(common) < len(shapes) else ""))
 PY

@@ -7,7 +7,8 @@ weight copies (--back-to-back's CUDA graphs).
 
 SET: comma-separated module.attribute=value (a Python literal), applied before the first plan (plans and recipes are
 cached per process, so run one process per setting and compare the ratios: cuBLAS is timed in each process, so each
-carries its own baseline). scripts/setting_ab.sh alternates the processes.
+carries its own baseline). scripts/setting_ab.sh alternates the processes. A name that another module imported by
+value (`from .swap_rows import PLAIN_TILE_TIME`) is not reached by setting it on its own module.
 """
 import ast
 import importlib
@@ -22,7 +23,9 @@ from warpgemm.bench.suites import GemmCase
 from warpgemm.bench.timing import warm_gpu
 
 settings = {}
-for item in filter(None, os.environ.get("SET", "").split(",")):
+for item in filter(None, os.environ.get("SET", "").split(",")):  # values with commas are not supported
+    if "=" not in item or "." not in item.split("=", 1)[0]:
+        raise SystemExit(f"SET: expected module.attribute=value, got {item!r}")
     target, value = item.split("=", 1)
     module, attr = target.rsplit(".", 1)
     mod = importlib.import_module(module)
@@ -32,7 +35,10 @@ for item in filter(None, os.environ.get("SET", "").split(",")):
     settings[target] = getattr(mod, attr)
 out_path = sys.argv[1]
 cases = [GemmCase(*(int(v) for v in s.split("x"))) for s in sys.argv[2].split(",")]
-b2b = len(sys.argv) > 3 and sys.argv[3] == "b2b"
+timing = sys.argv[3] if len(sys.argv) > 3 else "flush"
+if timing not in ("flush", "b2b"):
+    raise SystemExit(f"timing: expected flush or b2b, got {timing!r}")
+b2b = timing == "b2b"
 rounds = int(sys.argv[4]) if len(sys.argv) > 4 else 3
 warm_gpu(2.0)
 res = []

@@ -315,7 +315,8 @@ def test_cluster_tiles_need_a_k_contiguous_weight():
 def test_129_to_511_rows_take_192_column_tiles_where_they_need_fewer_tile_times(few_rows_wide_off):
     """heuristics.FEW_ROWS_WIDE: at 129-511 rows 128x192 tiles replace the 128x256 or 128x128 choice where the wave
     model has them ahead of both (128x128 at 0.65 of a 128x256 tile), for unbatched products of a K-major weight whose
-    rows sit on 32-byte sectors, unless the swap-rows rule takes the shape; no suite shape changes."""
+    rows sit on 32-byte sectors and 16-bit outputs, unless the swap-rows rule takes the shape; no suite shape
+    changes."""
     from warpgemm import heuristics
     from warpgemm.bench.suites import dense_suite, mid_suite, odd_suite
     from warpgemm.heuristics import WIDE
@@ -333,7 +334,9 @@ def test_129_to_511_rows_take_192_column_tiles_where_they_need_fewer_tile_times(
     assert pick(256, 14336)[0] == LARGE_ONE_WAVE  # one wave of 128x256 tiles: 1.0 against 2 x 0.85
     assert pick(288, 20480)[0] == LARGE_ONE_WAVE  # 2 waves against 3 x 0.85
     assert pick(448, 11008, b_kmajor=False)[0] != WIDE  # measured on K-major weights only
-    assert pick(448, 11008, rows_off_sector=True)[0] != WIDE  # the cluster pairs take those (off_sector.py)
+    assert pick(448, 11008, rows_off_sector=True)[0] != WIDE  # rows off sectors: unmeasured but for cluster pairs
+    assert choose_config(1, 448, 11008, 4096, bf, torch.float32, 132)[0] != WIDE  # 16-bit outputs only (measured)
+    assert choose_config(1, 448, 11008, 4096, torch.float16, torch.float16, 132)[0] == WIDE
     assert choose_config(2, 448, 11008, 4096, bf, bf, 132)[0] != WIDE  # unbatched only
     # 162 rows: one 192-row swap tile (swap_rows) pads x less; the rule leaves the shape to it.
     from warpgemm.swap_rows import swap_rows_config

@@ -30,7 +30,8 @@ The rules are few and each rests on `warpgemm bench sweep` runs (notes/perf.md, 
   (kernels/gemv.py, gemv_rows.py), thousands of short programs the hardware balances over the SMs (`gemv_reason`).
 - A weight read along K whose rows start 16 bytes into a 32-byte sector (K = 8 mod 16): the 2-CTA cluster form of
   the chosen 128-row or 64x128 tile, which multicasts B (off_sector.py); with such rows in any operand, no 128x128
-  tiles alone where 128x256 ones make a wave (`OFF_SECTOR_NO_MEDIUM`). Unbatched products.
+  tiles alone where 128x256 ones make a wave (`OFF_SECTOR_NO_MEDIUM`), nor the 129-511-row 128x192 rule
+  (`FEW_ROWS_WIDE`). Unbatched products.
 - 65-700 rows of x where 128- or 64-row tiles pad x's rows by 10% or more and a wave model favours them: swap-AB
   tiles as wide as x's rows need (80-192, two-part widths), x on wgmma's N side as cuBLAS puts it (swap_rows.py;
   applied in ops/gemm_impl.resolve_config, before the off-sector pairs). Unbatched 16-bit products.
@@ -112,13 +113,16 @@ WIDE_160_TILE_TIME = 0.80
 # shapes the rule's tile was the best or within 0.03 of it but at 176 rows, where 64x128 tiles led); fp8 keeps 256
 # (FP8_FEW_ROWS_MIN_M, unmeasured below).
 FEW_ROWS_LARGE_MIN_M = 129
-# Also at 129-511 rows (unbatched, B read along K, rows on sectors, where the swap-rows rule leaves the plan): 128x192
+# Also at 129-511 rows (unbatched, B read along K, rows on sectors, 16-bit outputs, where the swap-rows rule leaves
+# the plan; fp16 inputs take it as bf16 ones, measured on bf16; fp32 outputs keep MEDIUM_FP32_OUT, unmeasured): 128x192
 # tiles where the wave model has them at most WIDE_MIN_GAIN of the 128x256 and 128x128 tiles' times (128x128 priced
 # at swap_rows' 0.65 of a 128x256 tile, as measured at these rows, not TAIL_TILE_TIME's 0.55). Measured
 # (results/2026-11-27-hint-512/, bf16, against the plan without it, each over cuBLAS in its own process): 448x11008x4096
 # 0.75 -> 0.89x cuBLAS; held out (random shapes the rule changes) seed 62 +5.5% (flush) / +6.3% (back to back), whose
 # three off-sector cluster-pair shapes lost (now left to the pairs), seed 63 +7.0% / +4.2% whose swap-192 shapes lost
-# (now left to swap_rows), and with both exclusions seed 64 +13.4% / +11.2%, 13 and 15 of 16 ahead, min 0.94.
+# (now left to swap_rows), and with both exclusions seed 64 +13.4% / +11.2%, 13 and 15 of 16 ahead, min 0.94. Rows off
+# sectors are left out whether or not a cluster pair follows (the seed-62 losers all had one; the rest unmeasured).
+# Not every shape gains: 480x11008x4096 0.87 -> 0.84x cuBLAS.
 FEW_ROWS_WIDE = True
 FP8_FEW_ROWS_MIN_M = 256
 # The same tile (LARGE_ONE_WAVE) also at 512 rows to FEW_WAVES_MAX_ROW_TILES tile-rows where it makes one to
@@ -464,8 +468,11 @@ def choose_config(batches: int, M: int, N: int, K: int, in_dtype: torch.dtype, o
     (OFF_SECTOR_NO_MEDIUM); the cluster pairs for such rows (off_sector.off_sector_config) come after, in
     ops/gemm_impl.py."""
     order, why = _large_or_other(batches, M, N, K, num_sms, b_kmajor)
+    # FEW_ROWS_WIDE consults swap_rows_config (and so its settings): its cached answers follow them too, and a probe
+    # that changes a swap_rows setting clears choose_config's cache.
     if (FEW_ROWS_WIDE and batches == 1 and b_kmajor and not rows_off_sector and FEW_ROWS_LARGE_MIN_M <= M < 512
-            and order[0] in (LARGE_ONE_WAVE, MEDIUM) and check_config(WIDE, in_dtype, out_dtype) is None
+            and out_dtype.itemsize == 2 and order[0] in (LARGE_ONE_WAVE, MEDIUM)
+            and check_config(WIDE, in_dtype, out_dtype) is None
             and swap_rows_config(order[0], 1, M, N, num_sms, in_dtype, out_dtype) is None):
         wide, large = wide_tile_time(1, M, N, num_sms), float(_cdiv(_cdiv(M, 128) * _cdiv(N, 256), num_sms))
         medium = _cdiv(_cdiv(M, 128) * _cdiv(N, 128), num_sms) * PLAIN_TILE_TIME[(128, 128)]

@@ -1,7 +1,7 @@
 """The 2-CTA cluster pairs that replace the heuristics' tiles where a weight read along K has rows that start off
 32-byte sectors (16-bit inputs with K = 8 mod 16, fp8 with K = 16 mod 32): which pair, where, and the measurements
 behind it. ops/gemm_impl.resolve_config and ops/scaled.plan apply `off_sector_config` after the heuristics' choice;
-heuristics.OFF_SECTOR_NO_MEDIUM is the part of the rule that lives in choose_config."""
+heuristics.OFF_SECTOR_NO_MEDIUM and FEW_ROWS_WIDE's exclusion of such rows are the parts that live in choose_config."""
 from __future__ import annotations
 
 import torch

@@ -56,7 +56,8 @@ def resolve_config(config: GemmConfig | None, a3: torch.Tensor, c3: torch.Tensor
 def _heuristics_tile(a3: torch.Tensor, c3: torch.Tensor, b3: torch.Tensor | None) -> tuple[GemmConfig, str]:
     batches, M, N = c3.shape
     sms = _env.sms_for(c3.device)
-    # Operands read in place with rows that start 16 bytes into a 32-byte sector (heuristics.OFF_SECTOR_*).
+    # Operands read in place with rows that start 16 bytes into a 32-byte sector (off_sector.py; in choose_config
+    # heuristics.OFF_SECTOR_NO_MEDIUM and FEW_ROWS_WIDE's exclusion).
     b_geom = tma.describe_any(b3, 1) if b3 is not None else None
     b_off = b_geom is not None and tma.off_sector(b_geom, b3.element_size())
     a_geom = tma.describe_any(a3, 2)
