@@ -389,12 +389,12 @@ def _tail_split(batches: int, M: int, N: int, K: int, cfg: GemmConfig, num_sms: 
     return best, (best_time if best else float(one_launch))
 
 
-def medium_tile_time(batches: int, M: int, N: int, num_sms: int) -> float:
+def medium_tile_time(batches: int, M: int, N: int, num_sms: int, tile_time: float = TAIL_TILE_TIME) -> float:
     """Predicted time of MEDIUM (128x128) tiles alone, in 128x256 wave-times. Chosen where it is at most the 128x256
     plan's and the 128x192 tile's: measured on 19 shapes where the model has it ahead or tied (512-6912 x 768-5888,
     K = 4096; results/2026-11-26-medium/medium_alone.json) it beat the plan then shipped on every one, 1.00-1.33x
     (geomean 1.10x); at ties the column split's second launch costs more than TAIL_LAUNCH_COST says."""
-    return _cdiv(batches * _cdiv(M, MEDIUM.block_m) * _cdiv(N, MEDIUM.block_n), num_sms) * TAIL_TILE_TIME
+    return _cdiv(batches * _cdiv(M, MEDIUM.block_m) * _cdiv(N, MEDIUM.block_n), num_sms) * tile_time
 
 
 def wide_tile_time(batches: int, M: int, N: int, num_sms: int, cfg: GemmConfig = WIDE,
@@ -475,7 +475,7 @@ def choose_config(batches: int, M: int, N: int, K: int, in_dtype: torch.dtype, o
             and check_config(WIDE, in_dtype, out_dtype) is None
             and swap_rows_config(order[0], 1, M, N, num_sms, in_dtype, out_dtype) is None):
         wide, large = wide_tile_time(1, M, N, num_sms), float(_cdiv(_cdiv(M, 128) * _cdiv(N, 256), num_sms))
-        medium = _cdiv(_cdiv(M, 128) * _cdiv(N, 128), num_sms) * PLAIN_TILE_TIME[(128, 128)]
+        medium = medium_tile_time(1, M, N, num_sms, PLAIN_TILE_TIME[(128, 128)])
         if wide <= WIDE_MIN_GAIN * min(large, medium):
             why = (f"M={M} < 512: 128x192 tiles, {wide:.2f} 128x256 wave-times against {large:.2f} for 128x256 "
                    f"and {medium:.2f} for 128x128 tiles")
