@@ -3,7 +3,7 @@ import pytest
 import torch
 
 from warpgemm import one_partition_rule
-from warpgemm.bench.suites import GEMM_SUITES
+from warpgemm.bench.suites import GEMM_SUITES, GemmCase
 from warpgemm.candidates import parse_config
 from warpgemm.config import GemmConfig, check_config, launch_warps
 from warpgemm.heuristics import FP8_NARROW, FP8_SMALL, NARROW, SHIPPED_CONFIGS, SMALL, choose_fp8_config
@@ -76,6 +76,8 @@ def test_the_rule_takes_one_wave_of_tiles_whose_k_fits_the_ring():
     assert fp8_chosen(128, 4096, 4096).warp_specialize  # 16 K steps, but K = 4096: a weight stream
     for name, suite in GEMM_SUITES.items():  # no suite shape but `small`'s changes plan with it either
         for case in suite() if name != "small" else ():
+            if case in RULES_GROUND:
+                continue
             assert chosen(case.M, case.N, case.K)[0].warp_specialize, (name, case)
             assert fp8_chosen(case.M, case.N, case.K).warp_specialize, (name, case)
     assert chosen(1600, 1600, 256)[0].warp_specialize  # more tiles than SMs
@@ -109,6 +111,18 @@ def test_off_switch_and_forced_configs():
     assert gemm_impl.resolve_config(NARROW, a, c, b)[0] == NARROW  # a forced config runs as given
 
 
+# `round`'s 1000^3: one wave of 64x128 tiles over 16 K steps, the rule's own ground. A K-major bf16 weight whose rows
+# start off 32-byte sectors (K = 1000) takes the cluster pair first (off_sector.py), with an N-major weight, fp16 or
+# fp8 the rule runs it in one partition.
+RULES_GROUND = {GemmCase(1000, 1000, 1000)}
+
+
+def test_round_suite_meets_the_rule_only_at_1000_cubed():
+    assert chosen(1000, 1000, 1000)[0].cluster_m == 2
+    assert not chosen(1000, 1000, 1000, weight_layout=False)[0].warp_specialize
+    assert not fp8_chosen(1000, 1000, 1000).warp_specialize
+
+
 def test_no_suite_shape_changes_plan():
     """The suites' products have K >= 4096 (or 2048 at 2048^3) over deep rings, or more tiles than SMs: the
     rule leaves every one of them warp-specialized, in both layouts and both 16-bit dtypes (but `small`, its own)."""
@@ -116,6 +130,8 @@ def test_no_suite_shape_changes_plan():
         if name == "small":
             continue
         for case in suite():
+            if case in RULES_GROUND:
+                continue
             for dtype in (BF, torch.float16):
                 for weight_layout in (True, False):
                     cfg = chosen(case.M, case.N, case.K, dtype=dtype, weight_layout=weight_layout)[0]
@@ -144,11 +160,14 @@ def test_fp8_products_take_it_as_16_bit_ones_do():
 
 
 def test_no_fp8_suite_shape_changes_plan():
-    """`bench fp8` runs the dense, mid, decode and odd shapes: K >= 1024 over deep rings or more tiles than SMs."""
+    """`bench fp8` runs the dense, mid, decode, odd and round shapes: K >= 1024 over deep rings or more tiles than
+    SMs."""
     for name, suite in GEMM_SUITES.items():
         if name == "small":
             continue
         for case in suite():
+            if case in RULES_GROUND:
+                continue
             for rowwise in (False, True):
                 assert fp8_chosen(case.M, case.N, case.K, rowwise=rowwise).warp_specialize, (name, case)
 

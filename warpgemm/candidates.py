@@ -61,7 +61,7 @@ CLUSTER_CANDIDATES: tuple[GemmConfig, ...] = (
 )
 CANDIDATES = tuple(dict.fromkeys(DENSE_CANDIDATES + MID_CANDIDATES + DECODE_CANDIDATES + CLUSTER_CANDIDATES))
 SUITE_CANDIDATES = {"dense": DENSE_CANDIDATES, "quick": DENSE_CANDIDATES, "odd": DENSE_CANDIDATES,
-                    "mid": MID_CANDIDATES, "decode": DECODE_CANDIDATES}
+                    "round": DENSE_CANDIDATES, "mid": MID_CANDIDATES, "decode": DECODE_CANDIDATES}
 
 
 def parse_config_list(text: str) -> dict[str, GemmConfig]:

@@ -125,6 +125,14 @@ def bench_odd(dtype: str = _DTYPE_OPT, layout: str = _LAYOUT_OPT, rounds: int = 
     _bench_gemm("odd", dtype, layout, rounds, calibrate, json_path, False)
 
 
+@bench_app.command("round")
+def bench_round(dtype: str = _DTYPE_OPT, layout: str = _LAYOUT_OPT, rounds: int = _ROUNDS_OPT,
+                calibrate: bool = _CALIBRATE_OPT, json_path: Optional[Path] = _JSON_OPT):
+    """Suite `round`: 12 round decimal sizes (1000^3-8000^3, 10000x10000x1000, ...); odd thousands put rows off
+    32-byte sectors."""
+    _bench_gemm("round", dtype, layout, rounds, calibrate, json_path, False)
+
+
 @bench_app.command("small")
 def bench_small(dtype: str = _DTYPE_OPT, layout: str = _LAYOUT_OPT, rounds: int = _ROUNDS_OPT,
                 calibrate: bool = _CALIBRATE_OPT, json_path: Optional[Path] = _JSON_OPT):
