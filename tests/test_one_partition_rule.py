@@ -111,15 +111,16 @@ def test_off_switch_and_forced_configs():
     assert gemm_impl.resolve_config(NARROW, a, c, b)[0] == NARROW  # a forced config runs as given
 
 
-# `round`'s 1000^3: one wave of 64x128 tiles over 16 K steps, the rule's own ground. A K-major bf16 weight whose rows
-# start off 32-byte sectors (K = 1000) takes the cluster pair first (off_sector.py), with an N-major weight, fp16 or
-# fp8 the rule runs it in one partition.
+# `round`'s 1000^3: one wave of 64x128 tiles over 16 K steps, the rule's own ground. A 16-bit K-major weight whose
+# rows start off 32-byte sectors (K = 1000) takes the cluster pair first (off_sector.py); with an N-major weight, and
+# in fp8, the rule runs it in one partition.
 RULES_GROUND = {GemmCase(1000, 1000, 1000)}
 
 
 def test_round_suite_meets_the_rule_only_at_1000_cubed():
-    assert chosen(1000, 1000, 1000)[0].cluster_m == 2
-    assert not chosen(1000, 1000, 1000, weight_layout=False)[0].warp_specialize
+    for dtype in (BF, torch.float16):
+        assert chosen(1000, 1000, 1000, dtype=dtype)[0].cluster_m == 2
+        assert not chosen(1000, 1000, 1000, dtype=dtype, weight_layout=False)[0].warp_specialize
     assert not fp8_chosen(1000, 1000, 1000).warp_specialize
 
 
