@@ -28,6 +28,11 @@ TWO_PART_WIDTHS = (80, 96, 144, 160, 192)
 WIDE_BLOCK_N = 192
 
 
+def cdiv(a: int, b: int) -> int:
+    """Ceiling division: tiles of b that cover a (the heuristics' wave counts)."""
+    return -(-a // b)
+
+
 def width_parts(block_n: int) -> tuple[int, int]:
     """(main, rest) columns of a tile width: the largest power of two <= block_n, and what is left (0 for a power
     of two)."""

@@ -52,7 +52,7 @@ import functools
 
 import torch
 
-from .config import WIDE_BLOCK_N, GemmConfig, check_config
+from .config import GemmConfig, WIDE_BLOCK_N, cdiv, check_config
 from .swap_rows import PLAIN_TILE_TIME, SWAP_ROWS, SWAP_ROWS_FP8, swap_rows_config
 # The cluster pairs for rows off 32-byte sectors (off_sector.py), shipped configs here too.
 from .off_sector import CLUSTER_LARGE, CLUSTER_MEDIUM, CLUSTER_SMALL, FP8_CLUSTER_LARGE, FP8_CLUSTER_SMALL
@@ -297,9 +297,9 @@ def choose_fp8_config(M: int, N: int, K: int, out_dtype: torch.dtype, num_sms: i
     only the partial-last-row half; not its 128x128-alone or short-K rules, measured on bf16 only); a config whose
     output tile does not fit beside its ring (fp32 outputs) gives up stages until it does. rowwise: per-row and
     per-column scales (the large tile then stores in column chunks)."""
-    tiles_128 = _cdiv(M, 128) * _cdiv(N, 128)
-    tiles_large = _cdiv(M, 128) * _cdiv(N, 256)
-    tiles_small = _cdiv(M, 64) * _cdiv(N, 128)
+    tiles_128 = cdiv(M, 128) * cdiv(N, 128)
+    tiles_large = cdiv(M, 128) * cdiv(N, 256)
+    tiles_small = cdiv(M, 64) * cdiv(N, 128)
     waves = tiles_large / num_sms
     if M <= 64:
         cfg = FP8_DECODE[16 if M <= 16 else 32 if M <= 32 else 64]
@@ -311,7 +311,7 @@ def choose_fp8_config(M: int, N: int, K: int, out_dtype: torch.dtype, num_sms: i
     elif M >= 512 and 1 < waves < 4 and waves % 1 < FP8_SHORT_TAIL:
         cfg, why = FP8_MEDIUM, f"{tiles_large} 128x256 tiles make {waves:.2f} waves: 128x128 tiles (shorter last wave)"
     elif M >= 512 and tiles_large >= num_sms // 2:
-        tall = _cdiv(M, 128) >= TALL_BAND_MIN_ROW_TILES
+        tall = cdiv(M, 128) >= TALL_BAND_MIN_ROW_TILES
         if rowwise:
             cfg = FP8_LARGE_ROWWISE_TALL_BANDS if tall else FP8_LARGE_ROWWISE
         else:
@@ -329,8 +329,8 @@ def choose_fp8_config(M: int, N: int, K: int, out_dtype: torch.dtype, num_sms: i
         cfg, why = FP8_MEDIUM, "128x128 tiles"
     if M >= 512 and tiles_large >= num_sms // 2:
         # The plan's time in 128x256 wave-times, against 128x192 tiles' (as choose_config weighs them).
-        plan = (_cdiv(tiles_128, num_sms) * TAIL_TILE_TIME if cfg == FP8_MEDIUM
-                else float(_cdiv(tiles_large, num_sms)))
+        plan = (cdiv(tiles_128, num_sms) * TAIL_TILE_TIME if cfg == FP8_MEDIUM
+                else float(cdiv(tiles_large, num_sms)))
         wide = wide_tile_time(1, M, N, num_sms)
         wide_160 = (wide_tile_time(1, M, N, num_sms, FP8_WIDE_160, WIDE_160_TILE_TIME)
                     if out_dtype.itemsize == 2 and K >= FP8_WIDE_160_MIN_K else float("inf"))
@@ -374,16 +374,16 @@ def tail_split_columns(batches: int, M: int, N: int, K: int, cfg: GemmConfig, nu
 def _tail_split(batches: int, M: int, N: int, K: int, cfg: GemmConfig, num_sms: int) -> tuple[int, float]:
     """(n1, predicted time in LARGE wave-times) of `cfg`'s plan: the column split, or n1 = 0 and one launch."""
     launch_cost = TAIL_LAUNCH_COST * (TAIL_COST_K / max(K, 1) if K <= TAIL_SHORT_K else 1.0)
-    rows = batches * _cdiv(M, cfg.block_m)
-    tiles_n = _cdiv(N, cfg.block_n)
-    one_launch = _cdiv(rows * tiles_n, num_sms)
+    rows = batches * cdiv(M, cfg.block_m)
+    tiles_n = cdiv(N, cfg.block_n)
+    one_launch = cdiv(rows * tiles_n, num_sms)
     if cfg not in (LARGE, LARGE_TALL_BANDS) or one_launch < 2:
         return 0, float(one_launch)
     best, best_time = 0, one_launch * TAIL_MIN_GAIN
     for cols in range(tiles_n - 1, 0, -1):  # LARGE tile columns kept in the first launch
         n1 = cols * cfg.block_n
-        tail_tiles = batches * _cdiv(M, TAIL.block_m) * _cdiv(N - n1, TAIL.block_n)
-        t = _cdiv(rows * cols, num_sms) + _cdiv(tail_tiles, num_sms) * TAIL_TILE_TIME + launch_cost
+        tail_tiles = batches * cdiv(M, TAIL.block_m) * cdiv(N - n1, TAIL.block_n)
+        t = cdiv(rows * cols, num_sms) + cdiv(tail_tiles, num_sms) * TAIL_TILE_TIME + launch_cost
         if t < best_time:
             best, best_time = n1, t
     return best, (best_time if best else float(one_launch))
@@ -394,13 +394,13 @@ def medium_tile_time(batches: int, M: int, N: int, num_sms: int, tile_time: floa
     plan's and the 128x192 tile's: measured on 19 shapes where the model has it ahead or tied (512-6912 x 768-5888,
     K = 4096; results/2026-11-26-medium/medium_alone.json) it beat the plan then shipped on every one, 1.00-1.33x
     (geomean 1.10x); at ties the column split's second launch costs more than TAIL_LAUNCH_COST says."""
-    return _cdiv(batches * _cdiv(M, MEDIUM.block_m) * _cdiv(N, MEDIUM.block_n), num_sms) * tile_time
+    return cdiv(batches * cdiv(M, MEDIUM.block_m) * cdiv(N, MEDIUM.block_n), num_sms) * tile_time
 
 
 def wide_tile_time(batches: int, M: int, N: int, num_sms: int, cfg: GemmConfig = WIDE,
                    tile_time: float = WIDE_TILE_TIME) -> float:
     """Predicted time of WIDE (or WIDE_160) tiles, in 128x256 wave-times (compare `_tail_split`'s)."""
-    return _cdiv(batches * _cdiv(M, cfg.block_m) * _cdiv(N, cfg.block_n), num_sms) * tile_time
+    return cdiv(batches * cdiv(M, cfg.block_m) * cdiv(N, cfg.block_n), num_sms) * tile_time
 
 
 # Programs of a whole-tile launch whose product has at least this many rows and columns (compute-bound enough that
@@ -418,8 +418,8 @@ def persistent_grid(tiles: int, num_sms: int, rows: int, cols: int) -> int:
     """The number of programs of a plain persistent launch of `tiles` whole tiles over a rows x cols product."""
     grid = min(num_sms, tiles)
     if (rows >= BALANCED_GRID_MIN_DIM and cols >= BALANCED_GRID_MIN_DIM and 0 < tiles
-            and (BALANCED_GRID_MAX_WAVES is None or _cdiv(tiles, grid) <= BALANCED_GRID_MAX_WAVES)):
-        grid = _cdiv(tiles, _cdiv(tiles, grid))
+            and (BALANCED_GRID_MAX_WAVES is None or cdiv(tiles, grid) <= BALANCED_GRID_MAX_WAVES)):
+        grid = cdiv(tiles, cdiv(tiles, grid))
     return grid
 
 
@@ -455,10 +455,6 @@ def decode_config(M: int, K: int, weight_tiles: int, num_sms: int) -> GemmConfig
     return DECODE[16 if M <= 16 else 32 if M <= 32 else 64]
 
 
-def _cdiv(a: int, b: int) -> int:
-    return -(-a // b)
-
-
 @functools.lru_cache(maxsize=4096)
 def choose_config(batches: int, M: int, N: int, K: int, in_dtype: torch.dtype, out_dtype: torch.dtype,
                   num_sms: int, b_kmajor: bool = True, rows_off_sector: bool = False) -> tuple[GemmConfig, str]:
@@ -474,7 +470,7 @@ def choose_config(batches: int, M: int, N: int, K: int, in_dtype: torch.dtype, o
             and out_dtype.itemsize == 2 and order[0] in (LARGE_ONE_WAVE, MEDIUM)
             and check_config(WIDE, in_dtype, out_dtype) is None
             and swap_rows_config(order[0], 1, M, N, num_sms, in_dtype, out_dtype) is None):
-        wide, large = wide_tile_time(1, M, N, num_sms), float(_cdiv(_cdiv(M, 128) * _cdiv(N, 256), num_sms))
+        wide, large = wide_tile_time(1, M, N, num_sms), float(cdiv(cdiv(M, 128) * cdiv(N, 256), num_sms))
         medium = medium_tile_time(1, M, N, num_sms, PLAIN_TILE_TIME[(128, 128)])
         if wide <= WIDE_MIN_GAIN * min(large, medium):
             why = (f"M={M} < 512: 128x192 tiles, {wide:.2f} 128x256 wave-times against {large:.2f} for 128x256 "
@@ -491,7 +487,7 @@ def choose_config(batches: int, M: int, N: int, K: int, in_dtype: torch.dtype, o
             medium = medium_tile_time(batches, M, N, num_sms)
             split = " with its column split" if n1 else ""
             dear_bytes = (rows_off_sector and OFF_SECTOR_NO_MEDIUM and batches == 1
-                          and _cdiv(M, 128) * _cdiv(N, 256) >= num_sms)
+                          and cdiv(M, 128) * cdiv(N, 256) >= num_sms)
             if (medium <= min(large, wide, wide_160) and check_config(MEDIUM, in_dtype, out_dtype) is None
                     and not dear_bytes):
                 why = (f"128x128 tiles: {medium:.2f} 128x256 wave-times against {large:.2f} for {plan.name}{split}"
@@ -518,15 +514,15 @@ def choose_config(batches: int, M: int, N: int, K: int, in_dtype: torch.dtype, o
 def _large_or_other(batches: int, M: int, N: int, K: int, num_sms: int,
                     b_kmajor: bool = True) -> tuple[tuple[GemmConfig, ...], str]:
     """The configs to try in order, and why, before the two-part-width tiles and 128x128 tiles alone are weighed."""
-    tiles_128 = batches * _cdiv(M, 128) * _cdiv(N, 128)
-    tiles_large = batches * _cdiv(M, 128) * _cdiv(N, 256)
-    tiles_small = batches * _cdiv(M, 64) * _cdiv(N, 128)
-    panels, wide_max = batches * _cdiv(N, 128), DECODE_WIDE_MAX_ROWS if b_kmajor and batches == 1 else 64
+    tiles_128 = batches * cdiv(M, 128) * cdiv(N, 128)
+    tiles_large = batches * cdiv(M, 128) * cdiv(N, 256)
+    tiles_small = batches * cdiv(M, 64) * cdiv(N, 128)
+    panels, wide_max = batches * cdiv(N, 128), DECODE_WIDE_MAX_ROWS if b_kmajor and batches == 1 else 64
     if DECODE_WIDE_MIN_ROWS <= M <= wide_max and panels >= DECODE_WIDE_MIN_WAVE * num_sms:
         order, why = (DECODE_WIDE, SMALL, MEDIUM_FP32_OUT), \
             f"M={M} in 33-{wide_max} and {panels} 128-row weight panels for {num_sms} SMs: plain 64x128 tiles"
     elif M <= 64:
-        weight_tiles = batches * _cdiv(N, 64)
+        weight_tiles = batches * cdiv(N, 64)
         cfg = decode_config(M, K, weight_tiles, num_sms)
         half = (f"; K={K} <= {DECODE_SHORT_K_MAX_K}: short 64-row tiles" if M <= 16 else
                 f"; {weight_tiles} 64-row tiles would fill few of {num_sms} SMs")
@@ -540,7 +536,7 @@ def _large_or_other(batches: int, M: int, N: int, K: int, num_sms: int,
         order, why = (SMALL, MEDIUM_FP32_OUT), f"{tiles_128} 128x128 tiles for {num_sms} SMs: 64x128 tiles"
     elif batches == 1 and ONE_ROW_MIN_M <= M <= ONE_ROW_MAX_M:
         # One tile-row (72-128 rows) and at least a wave of 128x128 tiles (ONE_ROW_DEEP_K's comment).
-        if _cdiv(tiles_small, num_sms) * TAIL_TILE_TIME < _cdiv(tiles_128, num_sms):
+        if cdiv(tiles_small, num_sms) * TAIL_TILE_TIME < cdiv(tiles_128, num_sms):
             order, why = (SMALL, MEDIUM_FP32_OUT), \
                 (f"M={M}: {tiles_small} 64x128 tiles make fewer tile-times than {tiles_128} 128x128 ones "
                  "(weight streaming, one tile-row): 64x128 tiles")
@@ -550,18 +546,18 @@ def _large_or_other(batches: int, M: int, N: int, K: int, num_sms: int,
     elif M >= 512 and num_sms // 2 <= tiles_large <= num_sms:
         order, why = (LARGE_ONE_WAVE, LARGE, LARGE_FP32_OUT, MEDIUM, MEDIUM_FP32_OUT), \
             f"{tiles_large} 128x256 tiles: one wave, chunked stores and a 4th stage"
-    elif (M >= 512 and batches == 1 and _cdiv(M, 128) <= FEW_WAVES_MAX_ROW_TILES
+    elif (M >= 512 and batches == 1 and cdiv(M, 128) <= FEW_WAVES_MAX_ROW_TILES
           and num_sms < tiles_large <= FEW_WAVES_MAX * num_sms and not _tail_split(1, M, N, K, LARGE, num_sms)[0]):
         order, why = (LARGE_ONE_WAVE, LARGE, LARGE_FP32_OUT, MEDIUM, MEDIUM_FP32_OUT), \
-            (f"M={M} ({_cdiv(M, 128)} tile-rows), {tiles_large} 128x256 tiles: at most {FEW_WAVES_MAX} waves, "
+            (f"M={M} ({cdiv(M, 128)} tile-rows), {tiles_large} 128x256 tiles: at most {FEW_WAVES_MAX} waves, "
              "chunked stores and a 4th stage")
-    elif M >= 512 and tiles_large >= num_sms // 2 and _cdiv(M, 128) >= TALL_BAND_MIN_ROW_TILES:
+    elif M >= 512 and tiles_large >= num_sms // 2 and cdiv(M, 128) >= TALL_BAND_MIN_ROW_TILES:
         order, why = (LARGE_TALL_BANDS, LARGE, LARGE_FP32_OUT, MEDIUM, MEDIUM_FP32_OUT), \
-            f"enough 128x256 tiles to fill the SMs; {_cdiv(M, 128)} tile-rows: bands of 16 (fewer HBM bytes per wave)"
+            f"enough 128x256 tiles to fill the SMs; {cdiv(M, 128)} tile-rows: bands of 16 (fewer HBM bytes per wave)"
     elif M >= 512 and tiles_large >= num_sms // 2:
         order, why = (LARGE, LARGE_FP32_OUT, MEDIUM, MEDIUM_FP32_OUT), "enough 128x256 tiles to fill the SMs"
     elif batches == 1 and M >= FEW_ROWS_LARGE_MIN_M and tiles_large >= num_sms // 2 and (
-            0 < M % 128 <= 64 or _cdiv(tiles_large, num_sms) < _cdiv(tiles_128, num_sms) * TAIL_TILE_TIME):
+            0 < M % 128 <= 64 or cdiv(tiles_large, num_sms) < cdiv(tiles_128, num_sms) * TAIL_TILE_TIME):
         # fp32 outputs stay on MEDIUM_FP32_OUT (LARGE_FP32_OUT was not measured at these rows).
         order, why = (LARGE_ONE_WAVE, MEDIUM, MEDIUM_FP32_OUT), \
             (f"M={M} < 512, {tiles_large} 128x256 tiles: "

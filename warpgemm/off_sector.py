@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import torch
 
-from .config import GemmConfig, check_config
+from .config import GemmConfig, cdiv, check_config
 
 # A weight whose rows start 16 bytes into a 32-byte sector (16-bit inputs with K = 8 mod 16: 1000, 1704, 4104): TMA
 # reads such rows at 1.25-1.7x the cost, most of it on B, the larger box
@@ -48,14 +48,14 @@ def off_sector_config(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: in
     if (not OFF_SECTOR_CLUSTERS or batches != 1 or cfg.swap_ab or cfg.split_k > 1 or cfg.stream_k
             or cfg.consumers > 1 or cfg.block_k != 128 // in_dtype.itemsize):
         return None
-    rows, tiles_n = _cdiv(M, 128), _cdiv(N, 128)
+    rows, tiles_n = cdiv(M, 128), cdiv(N, 128)
     if cfg.block_m == 64 and cfg.block_n == 128:  # SMALL, FP8_SMALL
         pair = FP8_CLUSTER_SMALL if fp8 else CLUSTER_SMALL
     elif (cfg.block_m == 128 and M >= OFF_SECTOR_LARGE_MIN_M
-          and (cfg.block_n == 256 or rows * _cdiv(N, 256) >= num_sms)):
+          and (cfg.block_n == 256 or rows * cdiv(N, 256) >= num_sms)):
         pair = FP8_CLUSTER_LARGE if fp8 else CLUSTER_LARGE
     elif (OFF_SECTOR_MEDIUM_PAIR and not fp8 and cfg.block_m == 128 and cfg.block_n == 128 and rows > 1
-          and _cdiv(2 * _cdiv(rows, 2) * tiles_n, num_sms) <= _cdiv(rows * tiles_n, num_sms)):
+          and cdiv(2 * cdiv(rows, 2) * tiles_n, num_sms) <= cdiv(rows * tiles_n, num_sms)):
         # A pair covers two tile-rows: an odd count adds a row of idle CTAs, which must not add a wave.
         pair = CLUSTER_MEDIUM
     else:
@@ -64,7 +64,3 @@ def off_sector_config(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: in
         return None
     return pair, (f"the weight's rows start off 32-byte sectors: {pair.name} (CTA pairs multicast each B box, which "
                   f"such rows make slow to read) instead of {cfg.name}")
-
-
-def _cdiv(a: int, b: int) -> int:
-    return -(-a // b)

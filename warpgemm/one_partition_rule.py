@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import torch
 
-from .config import GemmConfig, check_config
+from .config import GemmConfig, cdiv, check_config
 
 ONE_PARTITION_ENABLED = True
 # 64x64 tiles that fill at most 40% of the SMs run as 64x32 ones: twice the SMs take in the operands of a product
@@ -45,14 +45,10 @@ LONGER_K_MAX_STEPS = 16
 LONGER_K_MAX_K = 2048
 
 
-def _cdiv(a: int, b: int) -> int:
-    return -(-a // b)
-
-
 def tile_count(cfg: GemmConfig, batches: int, M: int, N: int) -> int:
     """Output tiles of `cfg` on a (batches, M, N) product (swap-AB tiles are weight rows by x rows)."""
     rows, cols = (N, M) if cfg.swap_ab else (M, N)
-    return batches * _cdiv(rows, cfg.block_m) * _cdiv(cols, cfg.block_n)
+    return batches * cdiv(rows, cfg.block_m) * cdiv(cols, cfg.block_n)
 
 
 def eligible(cfg: GemmConfig, in_dtype: torch.dtype = torch.bfloat16) -> bool:
@@ -70,7 +66,7 @@ def one_partition_config(cfg: GemmConfig, batches: int, M: int, N: int, K: int, 
     if not ONE_PARTITION_ENABLED or not eligible(cfg, in_dtype):
         return None
     tiles = tile_count(cfg, batches, M, N)
-    steps = _cdiv(K, cfg.block_k)
+    steps = cdiv(K, cfg.block_k)
     # The tiles and K that longer_k_*.json measured (not weight streams: fp8 128x4096x4096 has 16 K steps of 256).
     longer = LONGER_K and RING_CAP and cfg.block_m == 64 and not cfg.swap_ab and K <= LONGER_K_MAX_K
     max_steps = max(cfg.stages, LONGER_K_MAX_STEPS) if longer else cfg.stages
@@ -82,7 +78,7 @@ def one_partition_config(cfg: GemmConfig, batches: int, M: int, N: int, K: int, 
             and tiles <= NARROW_HALVES_MAX_FILL * num_sms):
         halves = flat.replace(block_n=32)
         if check_config(halves, in_dtype, out_dtype) is None:
-            flat, tiles, why = halves, batches * _cdiv(M, 64) * _cdiv(N, 32), ", 64x32 tiles: up to twice the SMs"
+            flat, tiles, why = halves, batches * cdiv(M, 64) * cdiv(N, 32), ", 64x32 tiles: up to twice the SMs"
     if check_config(flat, in_dtype, out_dtype) is not None:
         return None
     return flat, (f"one partition: {tiles} tiles for {num_sms} SMs, {steps} K steps in a {flat.stages}-slot ring "

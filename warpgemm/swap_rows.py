@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import torch
 
-from .config import GemmConfig, check_config
+from .config import GemmConfig, cdiv, check_config
 
 _SWAP = dict(block_k=64, consumer_warps=8, group_m=8, swap_ab=True)
 # Tiles of 128 weight rows by `width` rows of x, by width: two-part widths stored in rest-wide chunks, 128 in two;
@@ -57,19 +57,15 @@ def rows_fit(M: int) -> tuple[int, int]:
     return parts, width
 
 
-def _cdiv(a: int, b: int) -> int:
-    return -(-a // b)
-
-
 def plain_time(cfg: GemmConfig, M: int, N: int, num_sms: int) -> float:
     """Waves of cfg's tiles times their tile-time, in 128x256 tile-times."""
     bm, bn = cfg.block_m, cfg.block_n
     tile = PLAIN_TILE_TIME.get((bm, bn), bm * bn / (128 * 256))  # other tiles: by area
-    return _cdiv(_cdiv(M, bm) * _cdiv(N, bn), num_sms) * tile
+    return cdiv(cdiv(M, bm) * cdiv(N, bn), num_sms) * tile
 
 
 def swap_time(parts: int, width: int, N: int, num_sms: int) -> float:
-    return _cdiv(parts * _cdiv(N, 128), num_sms) * width / 256 * SWAP_TILE_TIME
+    return cdiv(parts * cdiv(N, 128), num_sms) * width / 256 * SWAP_TILE_TIME
 
 
 def swap_rows_config(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: int, in_dtype: torch.dtype,
@@ -86,7 +82,7 @@ def swap_rows_config(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: int
         return None
     parts, width = rows_fit(M)
     padded = parts * width
-    plain_rows = _cdiv(M, cfg.block_m) * cfg.block_m
+    plain_rows = cdiv(M, cfg.block_m) * cfg.block_m
     if padded > SWAP_ROWS_MAX_PADDING * plain_rows:
         return None
     ours, theirs = swap_time(parts, width, N, num_sms), plain_time(cfg, M, N, num_sms)
