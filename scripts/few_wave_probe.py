@@ -37,6 +37,7 @@ def main() -> None:
     ap.add_argument("--configs", default="")
     args = ap.parse_args()
     warm_gpu(3.0)
+    env = environment()
     rows = []
     for text in args.shapes.split(","):
         M, N, K = (int(v) for v in text.split("x"))
@@ -64,9 +65,10 @@ def main() -> None:
         print(f"{text:>17} {row['tiles_128x256']:4d} tiles plan {row['plan']:>34} | do_bench vs cuBLAS "
               + " ".join(f"{k} {d['cublas'] / d[k]:.3f}" for k in variants)
               + " | b2b " + " ".join(f"{k} {g['cublas'] / g[k]:.3f}" for k in variants), flush=True)
-    json.dump({"environment": environment(), "method": "do_bench medians and CUDA-graph replays over cold weight "
-               "copies, alternating rounds; ratio = cuBLAS time / variant time", "results": rows},
-              open(args.out, "w"), indent=1)
+        # Written after every shape: a run cut off by the device's time limit keeps what it measured.
+        json.dump({"environment": env, "method": "do_bench medians and CUDA-graph replays over cold weight "
+                   "copies, alternating rounds; ratio = cuBLAS time / variant time", "results": rows},
+                  open(args.out, "w"), indent=1)
 
 
 if __name__ == "__main__":

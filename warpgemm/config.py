@@ -127,14 +127,12 @@ class GemmConfig:
 
     @property
     def b_pieces(self) -> int:
-        """TMA boxes one B tile arrives in: a cluster pair's halves of a K-major box (each CTA loads one), or a
+        """TMA boxes one B tile arrives in: a cluster pair's halves of a K-major box (each CTA loads one), a
         two-part tile's rest-wide boxes (TMA boxes need power-of-two sides: 128x192 three of 64, 128x144 nine of
-        16); else one."""
-        if self.cluster_m > 1:
-            return self.cluster_m
-        if is_two_part(self.block_n):
-            return self.block_n // width_parts(self.block_n)[1]
-        return 1
+        16), a two-part pair's boxes half as wide as its rest (128x192: six of 32, three loaded by each CTA);
+        else one."""
+        pieces = self.block_n // width_parts(self.block_n)[1] if is_two_part(self.block_n) else 1
+        return pieces * self.cluster_m
 
     def epilogue_buffers(self) -> int:
         if self.swap_ab and self.store_chunks == 1:
@@ -278,10 +276,16 @@ def wide_tile_problem(cfg: GemmConfig) -> str | None:
                     f"store_chunks={chunks}), got {cfg.name}")
         return None
     if (cfg.block_m != 128 or cfg.consumer_warps != 8 or cfg.split_k > 1 or cfg.stream_k
-            or cfg.consumers > 1 or cfg.cluster_m > 1 or cfg.store_chunks != chunks):
+            or cfg.consumers > 1 or cfg.store_chunks != chunks):
         return (f"block_n={cfg.block_n} runs whole plain 128-row tiles on two warpgroups, stored in {chunks} "
                 f"{cfg.block_n // chunks}-column chunks (block_m=128, consumer_warps=8, split_k=1, stream_k=False, "
-                f"swap_ab=False, consumers=1, cluster_m=1, store_chunks={chunks}), got {cfg.name}")
+                f"swap_ab=False, consumers=1, store_chunks={chunks}), got {cfg.name}")
+    # A pair splits each rest-wide box of B into two row halves, one per CTA: a half under 16 rows would be a TMA
+    # box thinner than the 128-byte swizzle's 8-row pattern allows to slice cleanly, so rests of 32+ columns only.
+    if cfg.cluster_m > 1 and width_parts(cfg.block_n)[1] < 32:
+        return (f"block_n={cfg.block_n} in a cluster pair (cluster_m={cfg.cluster_m}) needs a rest of at least 32 "
+                f"columns (each CTA loads half of every rest-wide box of B): two-part widths "
+                f"{', '.join(str(w) for w in TWO_PART_WIDTHS if width_parts(w)[1] >= 32)}, got {cfg.name}")
     return None
 
 

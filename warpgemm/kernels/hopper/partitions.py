@@ -340,14 +340,14 @@ def load_b(p: GemmOperands, work, at, index, bar, pred=True):
     if p.WEIGHT_HINT and not p.SWAP_AB:
         evict_first_begin()
     if p.CLUSTER_M == 2:
-        # Rank r of the pair loads rows [r * HALF, (r + 1) * HALF) of the B tile into both CTAs' slots.
-        HALF: gl.constexpr = p.b_desc.block_type.shape[1]
+        # The B tile's K-major boxes (its two row halves; a two-part tile's rest-wide boxes, each cut in two):
+        # rank r of the pair loads boxes r, r + 2, ... into both CTAs' slots, so each CTA issues half of the rows.
+        ROWS: gl.constexpr = p.b_desc.block_type.shape[1]
         rank = cluster_rank()
-        for r in gl.static_range(2):
+        for r in gl.static_range(p.B_PIECES):
             multicast_begin()
-            tma.async_copy_global_to_shared(p.b_desc, [b_outer, off_n + r * HALF, k], bar,
-                                            p.b_bufs.index(index).slice(r * HALF, HALF, dim=1),
-                                            pred=(rank == r) & pred)
+            tma.async_copy_global_to_shared(p.b_desc, [b_outer, off_n + r * ROWS, k], bar, p.b_piece_slot(index, r),
+                                            pred=(rank == r % 2) & pred)
             multicast_end()
     elif p.B_PIECES > 1 and p.B_KMAJOR:
         ROWS: gl.constexpr = p.b_desc.block_type.shape[1]
@@ -475,10 +475,10 @@ def wgmma_consumer(p: GemmOperands, SchedulerImpl: gl.constexpr, EpilogueImpl: g
                     # Each wgmma is a group of its own: two left in flight are this step's, so the previous
                     # step's slot may be refilled.
                     acc, rest = warpgroup_mma_wait(2, deps=(acc, rest))
-                    p.ring.mark_previous_empty(pos, pred=kk > 0)
+                    p.ring.mark_previous_empty(pos, pred=kk > 0, CLUSTER=p.CLUSTER_M)
                     pos = pos.next()
                 acc, rest = warpgroup_mma_wait(0, deps=(acc, rest))
-                p.ring.mark_previous_empty(pos, pred=work.k_count > 0)
+                p.ring.mark_previous_empty(pos, pred=work.k_count > 0, CLUSTER=p.CLUSTER_M)
                 epi.store_wide(acc, rest, work)
         steps += work.k_count
     epi.drain()
