@@ -68,13 +68,15 @@ def test_heuristics_take_cluster_pairs_for_weight_rows_off_sectors():
     """A weight read along K whose rows start 16 bytes into a 32-byte sector (K = 8 mod 16) takes the pair of the
     chosen tile (off_sector.off_sector_config): the scan's slowest shapes, both pairs, ragged tile-rows and columns,
     batched with bias, fp16, fp32 out, and a graph replay and two streams bitwise equal to the first call."""
-    from warpgemm.heuristics import CLUSTER_LARGE, CLUSTER_MEDIUM, CLUSTER_SMALL
+    from warpgemm.heuristics import CLUSTER_LARGE, CLUSTER_MEDIUM, CLUSTER_SMALL, CLUSTER_WIDE, CLUSTER_WIDE_160
 
     g = torch.Generator(device=DEV).manual_seed(44)
     for (m, n, k), pair in (((1099, 8568, 1704), CLUSTER_LARGE), ((1682, 10688, 1752), CLUSTER_LARGE),
                             ((4096, 4096, 4104), CLUSTER_LARGE), ((1000, 1000, 1000), CLUSTER_SMALL),
                             ((119, 20968, 5512), CLUSTER_SMALL), ((3102, 1184, 1368), CLUSTER_LARGE),
-                            ((1208, 1048, 2632), CLUSTER_MEDIUM), ((147, 6288, 4888), CLUSTER_MEDIUM)):
+                            ((1208, 1048, 2632), CLUSTER_MEDIUM), ((147, 6288, 4888), CLUSTER_MEDIUM),
+                            ((3000, 3000, 3000), CLUSTER_WIDE), ((1000, 5000, 3000), CLUSTER_WIDE_160),
+                            ((835, 4528, 4008), CLUSTER_WIDE_160)):
         a, w = rand(m, k, g=g), rand(n, k, g=g)
         plan = warpgemm.explain(a, w.T)
         assert f"config={pair.name}" in plan and "off 32-byte sectors" in plan, plan
@@ -85,4 +87,8 @@ def test_heuristics_take_cluster_pairs_for_weight_rows_off_sectors():
     assert_ok(check_matmul(a.half(), w.half().T, bias=bias.half()), "fp16")
     a, w = rand(900, 1000, g=g), rand(1000, 1000, g=g)
     assert_ok(check_matmul(a, w.T, out_dtype=torch.float32), "fp32 out")
+    a, w, bias = rand(1000, 3000, g=g).half(), rand(5000, 3000, g=g).half(), rand(5000, g=g).half()
+    assert "128x160x64_s5_w8_g8_c5_cm2" in warpgemm.explain(a, w.T)
+    assert_ok(check_matmul(a, w.T, bias=bias), "fp16 two-part pair + bias")
     check_repeatable(rand(1536, 1704, g=g), rand(3000, 1704, g=g).T)
+    check_repeatable(rand(3000, 3000, g=g), rand(3000, 3000, g=g).T)  # the 128x192 pair

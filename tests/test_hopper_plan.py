@@ -314,6 +314,37 @@ def test_weight_rows_off_sectors_take_the_cluster_pair_of_the_chosen_tile():
     assert p.config.cluster_m == 1, p.config_reason
 
 
+def test_off_sector_pairs_fit_the_waves_with_two_part_tiles():
+    """Where the 128x256 pairs leave a wave part-filled, the 128x192 or 128x160 pair that runs in fewer tile-times
+    (waves of pairs over 256-row bands, the heuristics' tile times) takes the product (off_sector.fitted_pair), if
+    it beats the 128x256 pair by WIDE_MIN_GAIN; 16-bit outputs only, and not for fp8."""
+    from warpgemm import off_sector
+    from warpgemm.off_sector import CLUSTER_LARGE, CLUSTER_WIDE, CLUSTER_WIDE_160, fitted_pair
+
+    def chosen(M, N, K, out=BF, dtype=BF):
+        return plan(meta(1, M, K, dtype=dtype), meta(N, K, dtype=dtype).t().unsqueeze(0),
+                    meta(1, M, N, dtype=out)).config
+
+    assert chosen(3000, 3000, 3000) == CLUSTER_WIDE  # 144 128x256 pairs: 2.2 waves; 192 of 128x192: 2.9
+    assert chosen(1000, 5000, 3000) == CLUSTER_WIDE_160  # 80 pairs: 1.2 waves; 128x160: 128 pairs, 1.9
+    assert chosen(1000, 5000, 3000, dtype=torch.float16) == CLUSTER_WIDE_160
+    assert chosen(5000, 5000, 5000) == CLUSTER_LARGE  # 6.1 waves against 8.2 and 9.7
+    assert chosen(850, 9512, 1368) == CLUSTER_LARGE  # the 128x192 pairs would make 4 wave-times of 3.03 waves
+    assert chosen(863, 21880, 1800) == CLUSTER_LARGE  # 6 against 7 x 0.85 = 5.95: inside WIDE_MIN_GAIN
+    assert chosen(3000, 3000, 3000, out=torch.float32).cluster_m == 1  # no pair fits an fp32 output here
+    assert fitted_pair(3000, 3000, 132, BF, torch.float32) == CLUSTER_LARGE  # measured on 16-bit outputs only
+    assert fitted_pair(3000, 3000, 132, BF, BF) == CLUSTER_WIDE
+    # The SM count sets the waves: on 114 SMs (57 pairs a wave) 1000x5000x3000's 128 128x160 pairs make 3 wave-times
+    # (2.4 tile-times) and its 108 128x192 ones 2 (1.7).
+    assert fitted_pair(1000, 5000, 114, BF, BF) == CLUSTER_WIDE
+    saved = off_sector.OFF_SECTOR_TWO_PART_PAIRS
+    try:
+        off_sector.OFF_SECTOR_TWO_PART_PAIRS = False
+        assert fitted_pair(3000, 3000, 132, BF, BF) == CLUSTER_LARGE
+    finally:
+        off_sector.OFF_SECTOR_TWO_PART_PAIRS = saved
+
+
 def test_rows_off_sectors_skip_128x128_tiles_alone_with_a_wave_of_128x256_ones():
     """Operands whose rows start off 32-byte sectors make bytes dear: with a wave of 128x256 tiles the medium-alone
     rule is skipped (heuristics.OFF_SECTOR_NO_MEDIUM), also where no cluster pair can follow (B read along N)."""

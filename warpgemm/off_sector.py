@@ -32,6 +32,17 @@ CLUSTER_SMALL = GemmConfig(block_m=64, block_n=128, block_k=64, stages=8, consum
 # min 0.946 (medium_pair_heldout2.json).
 OFF_SECTOR_MEDIUM_PAIR = True
 CLUSTER_MEDIUM = GemmConfig(block_m=128, block_n=128, block_k=64, stages=6, consumer_warps=4, group_m=8, cluster_m=2)
+# Two-part pairs (128 + 64 and 128 + 32 columns; each CTA loads half of every rest-wide box of B). Where the 128x256
+# pairs leave their last wave part-filled, a narrower pair fits the waves, as the plain two-part tiles do on rows on
+# sectors (heuristics.WIDE, WIDE_160): on 16 off-sector shapes whose 16-bit plan the 128x256 pair took (1-2.3 waves of
+# it), the 128x192 pair ran 0.95-1.32x the 128x256 one, the 128x160 pair 0.87-1.32x; the pair wave model below, with
+# the heuristics' own tile times (WIDE_TILE_TIME, WIDE_160_TILE_TIME: no new constant), picked the best pair or one
+# within 2% on all 16: 1.142x geomean over the 128x256 pair (results/2026-11-27-s35/pairs_found.json).
+OFF_SECTOR_TWO_PART_PAIRS = True
+CLUSTER_WIDE = GemmConfig(block_m=128, block_n=192, block_k=64, stages=4, consumer_warps=8, group_m=16, store_chunks=3,
+                          cluster_m=2)
+CLUSTER_WIDE_160 = GemmConfig(block_m=128, block_n=160, block_k=64, stages=5, consumer_warps=8, group_m=8,
+                              store_chunks=5, cluster_m=2)
 # fp8: the same pairs with K steps of the same 128 bytes (128 fp8 elements).
 FP8_CLUSTER_LARGE = CLUSTER_LARGE.replace(block_k=128)
 FP8_CLUSTER_SMALL = CLUSTER_SMALL.replace(block_k=128)
@@ -53,7 +64,7 @@ def off_sector_config(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: in
         pair = FP8_CLUSTER_SMALL if fp8 else CLUSTER_SMALL
     elif (cfg.block_m == 128 and M >= OFF_SECTOR_LARGE_MIN_M
           and (cfg.block_n == 256 or rows * cdiv(N, 256) >= num_sms)):
-        pair = FP8_CLUSTER_LARGE if fp8 else CLUSTER_LARGE
+        pair = FP8_CLUSTER_LARGE if fp8 else fitted_pair(M, N, num_sms, in_dtype, out_dtype)
     elif (OFF_SECTOR_MEDIUM_PAIR and not fp8 and cfg.block_m == 128 and cfg.block_n == 128 and rows > 1
           and cdiv(2 * cdiv(rows, 2) * tiles_n, num_sms) <= cdiv(rows * tiles_n, num_sms)):
         # A pair covers two tile-rows: an odd count adds a row of idle CTAs, which must not add a wave.
@@ -64,3 +75,27 @@ def off_sector_config(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: in
         return None
     return pair, (f"the weight's rows start off 32-byte sectors: {pair.name} (CTA pairs multicast each B box, which "
                   f"such rows make slow to read) instead of {cfg.name}")
+
+
+def fitted_pair(M: int, N: int, num_sms: int, in_dtype: torch.dtype, out_dtype: torch.dtype) -> GemmConfig:
+    """The 128-row pair (128x256, or the two-part 128x192 / 128x160 for 16-bit outputs) that runs the product in the
+    fewest tile-times: each pair takes two tile-rows, so waves count pairs (half the SMs each) over 256-row bands;
+    a wave costs its tile's time against a 128x256 tile's. A two-part pair must beat the 128x256 pair by the plain
+    two-part tiles' margin (WIDE_MIN_GAIN): held out (seed 83), the two it lost by 5-6% were near-ties in the model
+    (0.99: many waves, where the wider tile's reuse wins, as for the plain tiles)."""
+    from .heuristics import WIDE_160_TILE_TIME, WIDE_MIN_GAIN, WIDE_TILE_TIME  # heuristics imports this module
+
+    options = [(CLUSTER_LARGE, 1.0)]
+    if OFF_SECTOR_TWO_PART_PAIRS and out_dtype.itemsize == 2:  # measured on 16-bit outputs only
+        options += [(CLUSTER_WIDE, WIDE_TILE_TIME), (CLUSTER_WIDE_160, WIDE_160_TILE_TIME)]
+    per_wave = max(num_sms // 2, 1)
+    best, best_time = CLUSTER_LARGE, None
+    for pair, tile_time in options:
+        if check_config(pair, in_dtype, out_dtype) is not None:
+            continue
+        t = cdiv(cdiv(M, 2 * pair.block_m) * cdiv(N, pair.block_n), per_wave) * tile_time
+        if pair is not CLUSTER_LARGE and best_time is not None:
+            t /= WIDE_MIN_GAIN  # priced against the 128x256 pair (always first, always valid where any pair is)
+        if best_time is None or t < best_time:
+            best, best_time = pair, t
+    return best
