@@ -76,7 +76,8 @@ def test_heuristics_take_cluster_pairs_for_weight_rows_off_sectors():
                             ((119, 20968, 5512), CLUSTER_SMALL), ((3102, 1184, 1368), CLUSTER_LARGE),
                             ((1208, 1048, 2632), CLUSTER_MEDIUM), ((147, 6288, 4888), CLUSTER_MEDIUM),
                             ((3000, 3000, 3000), CLUSTER_WIDE), ((1000, 5000, 3000), CLUSTER_WIDE_160),
-                            ((835, 4528, 4008), CLUSTER_WIDE_160)):
+                            ((835, 4528, 4008), CLUSTER_WIDE_160), ((1729, 1344, 5096), CLUSTER_WIDE_160),
+                            ((1237, 2328, 5048), CLUSTER_WIDE)):
         a, w = rand(m, k, g=g), rand(n, k, g=g)
         plan = warpgemm.explain(a, w.T)
         assert f"config={pair.name}" in plan and "off 32-byte sectors" in plan, plan

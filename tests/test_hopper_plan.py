@@ -332,6 +332,16 @@ def test_off_sector_pairs_fit_the_waves_with_two_part_tiles():
     assert chosen(850, 9512, 1368) == CLUSTER_LARGE  # the 128x192 pairs would make 4 wave-times of 3.03 waves
     assert chosen(863, 21880, 1800) == CLUSTER_LARGE  # 6 against 7 x 0.85 = 5.95: inside WIDE_MIN_GAIN
     assert chosen(3000, 3000, 3000, out=torch.float32).cluster_m == 1  # no pair fits an fp32 output here
+    # Two-part plans under a wave of 128x256 tiles (off_sector.TWO_PART_PAIRS_UNDER_A_WAVE) take the fitted pair.
+    assert chosen(1729, 1344, 5096) == CLUSTER_WIDE_160  # 84 128x256 tiles; plain 128x160
+    assert chosen(1237, 2328, 5048) == CLUSTER_WIDE  # 100 128x256 tiles; plain 128x192; 75 128x160 pairs: 2 waves
+    assert chosen(1368, 2120, 4648) == CLUSTER_LARGE  # 54 pairs in one wave; the 128x192 ones would make two
+    from warpgemm.heuristics import FP8_WIDE, WIDE
+    from warpgemm.off_sector import off_sector_config
+
+    fp8 = torch.float8_e4m3fn
+    assert off_sector_config(WIDE, 1, 1729, 1344, 132, BF, BF)[0] == CLUSTER_WIDE_160
+    assert off_sector_config(FP8_WIDE, 1, 1729, 1344, 132, fp8, BF) is None  # fp8 pairs: from a wave only
     assert fitted_pair(3000, 3000, 132, BF, torch.float32) == CLUSTER_LARGE  # measured on 16-bit outputs only
     assert fitted_pair(3000, 3000, 132, BF, BF) == CLUSTER_WIDE
     # The SM count sets the waves: on 114 SMs (57 pairs a wave) 1000x5000x3000's 128 128x160 pairs make 3 wave-times

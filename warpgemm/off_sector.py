@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import torch
 
-from .config import GemmConfig, cdiv, check_config
+from .config import GemmConfig, cdiv, check_config, is_two_part
 
 # A weight whose rows start 16 bytes into a 32-byte sector (16-bit inputs with K = 8 mod 16: 1000, 1704, 4104): TMA
 # reads such rows at 1.25-1.7x the cost, most of it on B, the larger box
@@ -39,6 +39,12 @@ CLUSTER_MEDIUM = GemmConfig(block_m=128, block_n=128, block_k=64, stages=6, cons
 # the heuristics' own tile times (WIDE_TILE_TIME, WIDE_160_TILE_TIME: no new constant), picked the best pair or one
 # within 2% on all 16: 1.142x geomean over the 128x256 pair (results/2026-11-27-s35/pairs_found.json).
 OFF_SECTOR_TWO_PART_PAIRS = True
+# Two-part plans (128x192, 128x160) under a wave of 128x256 tiles take the fitted pair too (16-bit inputs; the fp8
+# pairs were never measured under a wave): on the 4 such shapes of results/2026-11-27-s35/pairs_elsewhere.json
+# (960-1729 rows) the fitted pair ran 1.12-1.26x the plain tile; held out (seed 86, 16 fresh shapes where it changes
+# the plan, underwave86/): 0.801 -> 0.913x cuBLAS after a flush and back to back, 15 and 16 of 16 ahead (behind:
+# 557x4384x2600, 128x256 pair, -6% after a flush, +3% back to back).
+TWO_PART_PAIRS_UNDER_A_WAVE = True
 CLUSTER_WIDE = GemmConfig(block_m=128, block_n=192, block_k=64, stages=4, consumer_warps=8, group_m=16, store_chunks=3,
                           cluster_m=2)
 CLUSTER_WIDE_160 = GemmConfig(block_m=128, block_n=160, block_k=64, stages=5, consumer_warps=8, group_m=8,
@@ -63,7 +69,8 @@ def off_sector_config(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: in
     if cfg.block_m == 64 and cfg.block_n == 128:  # SMALL, FP8_SMALL
         pair = FP8_CLUSTER_SMALL if fp8 else CLUSTER_SMALL
     elif (cfg.block_m == 128 and M >= OFF_SECTOR_LARGE_MIN_M
-          and (cfg.block_n == 256 or rows * cdiv(N, 256) >= num_sms)):
+          and (cfg.block_n == 256 or rows * cdiv(N, 256) >= num_sms
+               or (TWO_PART_PAIRS_UNDER_A_WAVE and not fp8 and is_two_part(cfg.block_n)))):
         pair = FP8_CLUSTER_LARGE if fp8 else fitted_pair(M, N, num_sms, in_dtype, out_dtype)
     elif (OFF_SECTOR_MEDIUM_PAIR and not fp8 and cfg.block_m == 128 and cfg.block_n == 128 and rows > 1
           and cdiv(2 * cdiv(rows, 2) * tiles_n, num_sms) <= cdiv(rows * tiles_n, num_sms)):
