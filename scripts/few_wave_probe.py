@@ -6,7 +6,8 @@ and back to back in a CUDA graph over cold copies of the weight (as `--back-to-b
 
     python scripts/few_wave_probe.py OUT.json [MxNxK,...] [--rounds 3] [--configs NAME,NAME,...]
 
---configs times those configs (names as `bench sweep --configs` takes them) instead of the two LARGE tiles.
+--configs times those configs (names as `bench sweep --configs` takes them) instead of the two LARGE tiles; --nn
+gives B row-major (K, N) instead of W.T.
 """
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ def main() -> None:
     ap.add_argument("shapes", nargs="?", default=SHAPES)
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--configs", default="")
+    ap.add_argument("--nn", action="store_true", help="B row-major (K, N) instead of W.T of an (N, K) weight")
     args = ap.parse_args()
     warm_gpu(3.0)
     env = environment()
@@ -42,7 +44,9 @@ def main() -> None:
     for text in args.shapes.split(","):
         M, N, K = (int(v) for v in text.split("x"))
         a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
-        w = torch.randn(N, K, device="cuda", dtype=torch.bfloat16)
+        # nn: w holds B's transpose as a view, so `w.t()` below is B row-major (K, N) and contiguous.
+        w = (torch.randn(K, N, device="cuda", dtype=torch.bfloat16).t() if args.nn
+             else torch.randn(N, K, device="cuda", dtype=torch.bfloat16))
         want = (a.float() @ w.float().t())
         variants = {"plan": None, **(parse_config_list(args.configs) if args.configs else
                                      {"large_s3": LARGE, "large_s4c4": LARGE_ONE_WAVE})}
@@ -51,12 +55,12 @@ def main() -> None:
         errs = {name: rel_error(fn(), want) for name, fn in fns.items()}
         dob = rounds_ms(fns, rounds=args.rounds)
         copies = weight_copies(w.numel() * w.element_size())
-        ws = [w] + [torch.randn_like(w) for _ in range(copies - 1)]
+        ws = [w] + [torch.randn(w.t().shape, device="cuda", dtype=w.dtype).t() for _ in range(copies - 1)]
         gfns = {name: (lambda cfg=cfg: [warpgemm.matmul(a, x.t(), config=cfg) for x in ws])
                 for name, cfg in variants.items()}
         gfns["cublas"] = lambda: [torch.matmul(a, x.t()) for x in ws]
         b2b = graph_rounds_us(gfns, rounds=max(2, args.rounds - 1), per_call=copies)
-        row = {"shape": text, "M": M, "N": N, "K": K, "plan": plan_name(a, w.t()),
+        row = {"shape": text, "M": M, "N": N, "K": K, "layout": "nn" if args.nn else "nt", "plan": plan_name(a, w.t()),
                "tiles_128x256": -(-M // 128) * -(-N // 256), "rel_error_vs_fp32": errs,
                "do_bench_ms": {k: statistics.median(v) for k, v in dob.items()}, "do_bench_rounds_ms": dob,
                "b2b_us": {k: statistics.median(v) for k, v in b2b.items()}, "b2b_rounds_us": b2b}

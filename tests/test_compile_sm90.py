@@ -6,7 +6,7 @@ and fit its shared memory in 227 KB.
 import pytest
 import torch
 
-from warpgemm.config import SMEM_LIMIT, GemmConfig, check_config
+from warpgemm.config import SMEM_LIMIT, GemmConfig, check_config, is_two_part
 from warpgemm.heuristics import SHIPPED_CONFIGS
 from warpgemm.kernels.hopper.aot import compile_gemm, inspect_compiled
 from warpgemm.ops.grouped import grouped_config_problem
@@ -123,8 +123,8 @@ def test_hopper_variant_compiles_clean(variant, tmp_path):
         with pytest.raises(Exception, match="K-major"):
             compile_gemm(cfg, in_dtype=in_dt, out_dtype=out_dt, a_kmajor=a_k, b_kmajor=b_k, has_bias=bias)
         return
-    if cfg.cluster_m > 1 and not b_k:
-        # A cluster pair splits B's box by rows: K-major B only (the host copies an N-major weight first).
+    if cfg.cluster_m > 1 and is_two_part(cfg.block_n) and not b_k:
+        # A two-part pair splits B's rest-wide boxes by rows: K-major B only (the host copies an N-major weight first).
         with pytest.raises(Exception, match="K-major"):
             compile_gemm(cfg, in_dtype=in_dt, out_dtype=out_dt, a_kmajor=a_k, b_kmajor=b_k, has_bias=bias)
         return

@@ -306,14 +306,21 @@ def test_persistent_grid_balances_compute_bound_launches_only():
         assert grid <= 132 and -(-tiles // grid) == -(-tiles // min(132, tiles))  # never more waves
 
 
-def test_cluster_tiles_need_a_k_contiguous_weight():
+def test_two_part_cluster_tiles_need_a_k_contiguous_weight():
+    """A pair of power-of-two tiles splits B's columns between its CTAs in either layout; a two-part pair splits each
+    rest-wide box by rows, which an N-contiguous weight (64-column boxes) cannot take."""
     from warpgemm.config import weight_layout_problem
+    from warpgemm.kernels.hopper.gemm import operand_blocks
 
     cfg = GemmConfig(128, 256, 64, 3, 8, cluster_m=2)
     assert check_config(cfg, torch.bfloat16, torch.bfloat16) is None
-    assert weight_layout_problem(cfg, True) is None
-    assert "contiguous along K" in weight_layout_problem(cfg, False)
+    assert weight_layout_problem(cfg, True) is None and weight_layout_problem(cfg, False) is None
+    assert operand_blocks(cfg, True, False)[1] == (1, 64, 128)  # N-major: each CTA loads 128 of the 256 columns
     assert cfg.name.endswith("_cm2")
+    wide = GemmConfig(128, 192, 64, 4, 8, store_chunks=3, cluster_m=2)
+    assert weight_layout_problem(wide, True) is None
+    assert "contiguous along K" in weight_layout_problem(wide, False)
+    assert check_config(wide, torch.bfloat16, torch.bfloat16, weight_k_contiguous=False) is not None
 
 
 def test_129_to_511_rows_take_192_column_tiles_where_they_need_fewer_tile_times(few_rows_wide_off):

@@ -36,18 +36,35 @@ def test_cluster_tiles_on_ragged_shapes(cfg):
         assert_ok(check_matmul(a, b, out_dtype=torch.float32, config=cfg), f"{cfg.name} fp32 out")
 
 
-@pytest.mark.parametrize("cfg", CLUSTER_CANDIDATES[:1], ids=lambda c: c.name)
+@pytest.mark.parametrize("cfg", [CLUSTER_CANDIDATES[0], CLUSTER_CANDIDATES[3]], ids=lambda c: c.name)
 def test_cluster_tiles_read_other_layouts(cfg):
-    """A weight contiguous along N cannot be split by rows between the pair: the forced config runs on a K-major
-    copy. A column-major A is read in place (M = 256: its 512-byte column pitch is TMA-legal, so no copy hides it)."""
+    """A weight contiguous along N is read in place by a pair of power-of-two tiles (each CTA loads half of B's
+    columns); a two-part pair splits B's rest-wide boxes by rows, so its forced config runs on a K-major copy. A
+    column-major A is read in place (M = 256: its 512-byte column pitch is TMA-legal, so no copy hides it)."""
     g = torch.Generator(device=DEV).manual_seed(42)
+    two_part = cfg.block_n not in (64, 128, 256)
     for a_col, b_col in ((False, False), (True, True), (True, False)):
         a = strided_operand(256, 200, col_major=a_col, dtype=BF, device=DEV, generator=g)
-        b = strided_operand(200, 500, col_major=b_col, dtype=BF, device=DEV, generator=g)
+        b = strided_operand(200, 504, col_major=b_col, dtype=BF, device=DEV, generator=g)  # N-major rows TMA-legal
         plan = warpgemm.explain(a, b, config=cfg)
         assert ("A MN-major, read in place" if a_col else "A K-major, read in place") in plan, plan
-        assert ("B K-major, read in place" if b_col else "K-major copy") in plan, plan
+        want_b = "B K-major, read in place" if b_col else "K-major copy" if two_part else "B MN-major, read in place"
+        assert want_b in plan, plan
         assert_ok(check_matmul(a, b, config=cfg), f"{cfg.name} layout {a_col, b_col}")
+
+
+@pytest.mark.parametrize("cfg", [c for c in CLUSTER_CANDIDATES if c.block_n in (128, 256)], ids=lambda c: c.name)
+def test_cluster_tiles_on_a_weight_contiguous_along_n(cfg):
+    """Pairs of power-of-two tiles on B row-major (K, N): each CTA loads half of B's columns (Triton issues a box
+    wider than its swizzle as several messages, all multicast). Ragged edges, N off 32-byte sectors, batches."""
+    g = torch.Generator(device=DEV).manual_seed(45)
+    for m, n, k in ((1, 8, 1), (128, 256, 64), (640, 1000, 520), (1000, 3000, 1000), (333, 77, 4097), (3000, 2504, 1024)):
+        a, b = rand(m, k, g=g), rand(k, n, g=g)
+        if n % 8 == 0:  # rows of whole 16 bytes: read in place (else a padded copy, as for any tile)
+            assert "B MN-major, read in place" in warpgemm.explain(a, b, config=cfg)
+        assert_ok(check_matmul(a, b, config=cfg), f"{cfg.name} nn M={m} N={n} K={k}")
+    a, b, bias = rand(2, 300, 264, g=g), rand(2, 264, 392, g=g), rand(392, g=g)
+    assert_ok(check_matmul(a, b, bias=bias, config=cfg), f"{cfg.name} nn batched + bias")
 
 
 def test_cluster_tiles_are_bitwise_repeatable_on_two_streams_and_in_a_graph():

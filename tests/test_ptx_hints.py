@@ -161,8 +161,8 @@ CLUSTER_PTX = """.visible .entry gemm_kernel(
 
 
 def test_cluster_rewrite_touches_only_the_marked_instructions():
-    out, loads, arrives = ptx_hints.cluster_rewrite(CLUSTER_PTX)
-    assert (loads, arrives) == (1, 1)
+    out, loads, arrives, regions = ptx_hints.cluster_rewrite(CLUSTER_PTX)
+    assert (loads, arrives, regions) == (1, 1, 1)
     lines = out.splitlines()
     assert lines[lines.index(".maxnreg 168") + 1] == ".reqnctapercluster 2, 1, 1"
     # The unmarked A load and the unmarked arrive are left alone.
@@ -175,6 +175,17 @@ def test_cluster_rewrite_touches_only_the_marked_instructions():
     assert "\t@%p28 mbarrier.arrive.shared::cta.b64 _, [%r198];" in lines
     assert "\tmapa.shared::cluster.u32 %wgbar, %r198, %wgpeer;" in lines
     assert "\t@%p28 mbarrier.arrive.shared::cluster.b64 _, [%wgbar]; }" in lines
+
+
+def test_cluster_rewrite_multicasts_every_piece_of_one_box():
+    """Triton cuts an N-major box wider than its swizzle (128 columns) into several loads of the same tensor map:
+    each is multicast, and the region still counts once."""
+    load = ("\t@%p8 cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%r96], "
+            "[%rd2, {%r1, %r97, %r3}], [%r90];\n")
+    second = load.replace("[%r96]", "[%r99]").replace("%r97", "%r100")
+    out, loads, arrives, regions = ptx_hints.cluster_rewrite(CLUSTER_PTX.replace(load, load + second))
+    assert (loads, arrives, regions) == (2, 1, 1)
+    assert out.count(".multicast::cluster [") == 2
 
 
 def test_a_cluster_variant_refuses_to_compile_outside_the_pass(monkeypatch, tmp_path):
@@ -193,7 +204,9 @@ def test_a_cluster_variant_refuses_to_compile_outside_the_pass(monkeypatch, tmp_
     # A second TMA load (A's) inside the region would be multicast into the peer's A slot.
     (lambda p: p.replace("\t// warpgemm:multicast-end", "\t@%p6 cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier"
                          "::complete_tx::bytes [%r91], [%rd6, {%r1, %r2, %r3}], [%r90];\n\t// warpgemm:multicast-end"),
-     "holds 2 TMA loads"),
+     "two tensor maps"),
+    (lambda p: p.replace("\t@%p8 cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%r96], "
+                         "[%rd2, {%r1, %r97, %r3}], [%r90];\n", ""), "no TMA load"),
     (lambda p: p.replace("\t// warpgemm:multicast-end %r98\n", ""), "inside an open multicast region"),
     (lambda p: p.replace("\tbar.sync \t0, 256;", "\tmbarrier.try_wait.parity.shared::cta.b64 %p1, [%r5], %r6;"),
      "followed by"),

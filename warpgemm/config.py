@@ -80,8 +80,9 @@ class GemmConfig:
         weight K-contiguous, as an nn.Linear weight is: forced on a weight contiguous along N, it runs on a K-major
         copy made per call (the heuristics take 64-row tiles for such a weight instead).
     cluster_m: 1 = programs run alone; 2 = programs run in 2-CTA clusters on pairs of vertically adjacent tiles
-        (same columns), each loading half of their common B tile and multicasting it to both (TMA multicast, added
-        to Triton's PTX: kernels/hopper/ptx_hints.py), which halves B's L2 -> shared memory traffic.
+        (same columns), each loading half of their common B tile (half of its columns; a two-part tile: half of
+        every rest-wide box, K-major B only) and multicasting it to both (TMA multicast, added to Triton's PTX:
+        kernels/hopper/ptx_hints.py), which halves B's L2 -> shared memory traffic.
     warp_specialize: True = a one-warp TMA producer partition feeds the consumer partition(s); False = one
         partition: the consumer warps issue the TMA loads themselves, STAGES steps ahead within each unit
         (kernels/hopper/one_partition.py). It saves the ~0.4 us a program pays to start and end partitions, and
@@ -295,12 +296,12 @@ def weight_layout_problem(cfg: GemmConfig, weight_k_contiguous: bool | None) -> 
     if cfg.block_m < 64 and weight_k_contiguous is False:
         return (f"config {cfg.name}: {cfg.block_m}-row swap-AB tiles need the weight (the product's B) contiguous "
                 "along K, as an nn.Linear weight is; got one contiguous along N")
-    if cfg.cluster_m > 1 and weight_k_contiguous is False:
-        # Each CTA of a pair loads half of B's box by rows; an N-contiguous box would have to be cut across its
-        # swizzled inner dimension.
-        return (f"config {cfg.name}: cluster_m={cfg.cluster_m} splits the weight's TMA box between the CTAs of a "
-                "cluster, which needs the weight (the product's B) contiguous along K, as an nn.Linear weight is; "
-                "got one contiguous along N")
+    if cfg.cluster_m > 1 and is_two_part(cfg.block_n) and weight_k_contiguous is False:
+        # Each CTA of a pair loads half of every rest-wide box of B: an N-contiguous 128x192 box is already three of
+        # 64 columns, whose halves would be 64-byte rows inside a 128-byte swizzle.
+        return (f"config {cfg.name}: a two-part tile (block_n={cfg.block_n}) in a cluster pair splits each "
+                "rest-wide box of the weight between the CTAs, which needs the weight (the product's B) contiguous "
+                "along K, as an nn.Linear weight is; got one contiguous along N")
     return None
 
 

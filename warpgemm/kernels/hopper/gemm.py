@@ -28,11 +28,12 @@ def operand_blocks(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool):
     """TMA boxes of the kernel's A and B operands (the caller's B and A when swapped) and of C."""
     bm, bn, bk = cfg.block_m, cfg.block_n, cfg.block_k
     a_block = (1, bm, bk) if a_kmajor else (1, bk, bm)
-    # A B tile may come in pieces along N (GemmConfig.b_pieces): a cluster pair's row halves of a K-major box
-    # (config.weight_layout_problem keeps N-major weights away), a two-part tile's rest-wide boxes.
-    if cfg.cluster_m > 1 and not b_kmajor:
-        raise ValueError(f"config {cfg.name}: a cluster pair splits B's box by rows, which needs a K-major B (the "
-                         "weight contiguous along K)")
+    # A B tile may come in pieces along N (GemmConfig.b_pieces): a cluster pair's halves (each CTA loads one), a
+    # two-part tile's rest-wide boxes, a two-part pair's halves of those (K-major B only:
+    # config.weight_layout_problem).
+    if cfg.cluster_m > 1 and is_two_part(bn) and not b_kmajor:
+        raise ValueError(f"config {cfg.name}: a two-part cluster pair splits B's rest-wide boxes by rows, which needs "
+                         "a K-major B (the weight contiguous along K)")
     b_block = (1, bn // cfg.b_pieces, bk) if b_kmajor else (1, bk, bn // cfg.b_pieces)
     # Under swap-AB C's box is the transposed tile (x's rows by the weight's), whole or in row chunks.
     c_block = (1, bn // cfg.store_chunks, bm) if cfg.swap_ab else (1, bm, bn // cfg.store_chunks)

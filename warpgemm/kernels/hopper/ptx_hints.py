@@ -72,23 +72,28 @@ EVICT_FIRST_BEGIN = "// warpgemm:evict-first-begin"
 EVICT_FIRST_END = "// warpgemm:evict-first-end"
 # Bump when the load rewrite changes: WEIGHT_HINT variants carry it, as L2_STORE_HINT carries PASS_VERSION.
 LOAD_PASS_VERSION = 1
+# A TMA load's operands ` [dst], [tensor map, {coords}], [mbarrier]`: the tensor map's register.
+_TENSOR_MAP = re.compile(r"^ \[[^\]]*\], \[(%rd\d+),")
 MULTICAST_BEGIN = "// warpgemm:multicast-begin"
 MULTICAST_END = "// warpgemm:multicast-end"
 REMOTE_ARRIVE = "// warpgemm:remote-arrive"
 
 
-def cluster_rewrite(ptx: str, cluster: int = 2) -> tuple[str, int, int]:
+def cluster_rewrite(ptx: str, cluster: int = 2) -> tuple[str, int, int, int]:
     """gemm_kernel's PTX made a 2-CTA-cluster kernel (GemmConfig.cluster_m): (ptx, loads made multicasts, arrives
-    made remote). Triton 3.6's Gluon has no TMA multicast ("NYI" in its lowering) and no remote mbarrier arrive, so
-    the kernel marks what it needs with comments (partitions.multicast_begin/end, BarrierRing.mark_previous_empty):
+    made remote, multicast regions). Triton 3.6's Gluon has no TMA multicast ("NYI" in its lowering) and no remote
+    mbarrier arrive, so the kernel marks what it needs with comments (partitions.multicast_begin/end,
+    BarrierRing.mark_previous_empty):
     - `.reqnctapercluster` on the entry: the driver then launches clusters of `cluster` consecutive programs;
     - every TMA load between multicast markers writes to both CTAs' shared memory at the same offsets and signals
-      the mbarrier at the same offset in both (ctaMask 0b11);
+      the mbarrier at the same offset in both (ctaMask 0b11). A region is one box of B: one load, or the several
+      that Triton cuts a box wider than its swizzle into (an N-major B's 128 columns: two of 64), all of one tensor map;
     - the mbarrier arrive after a remote-arrive marker goes to the peer CTA's barrier (rank ^ 1) through mapa."""
     if cluster != 2:
         raise ValueError(f"the cluster PTX pass builds 2-CTA clusters, got {cluster}")
-    out, loads, arrives = [], 0, 0
+    out, loads, arrives, regions = [], 0, 0, 0
     region_loads = None  # TMA loads seen since the open multicast-begin marker; None outside a region
+    region_map = None  # the tensor map (descriptor register) the open region's loads read
     remote_next = False
     entry = False
 
@@ -106,13 +111,12 @@ def cluster_rewrite(ptx: str, cluster: int = 2) -> tuple[str, int, int]:
         if MULTICAST_BEGIN in line:
             if region_loads is not None or remote_next:
                 refuse("a multicast-begin marker inside an open region")
-            region_loads = 0
+            region_loads, region_map = 0, None
         elif MULTICAST_END in line:
-            # Exactly one load (B's half) per region: a second one, e.g. A's, would be multicast into the peer's
-            # A slot and counted twice on its barrier.
-            if region_loads != 1:
-                refuse(f"a multicast region holds {region_loads} TMA loads, not 1")
+            if region_loads == 0:
+                refuse("a multicast region holds no TMA load")
             region_loads = None
+            regions += 1
         elif REMOTE_ARRIVE in line:
             if region_loads is not None:
                 refuse("a remote-arrive marker inside an open multicast region")
@@ -120,6 +124,12 @@ def cluster_rewrite(ptx: str, cluster: int = 2) -> tuple[str, int, int]:
                 refuse("a remote-arrive marker before the previous one's arrive")
             remote_next = True
         elif region_loads is not None and (m := _LOAD.match(line)):
+            # Only B's box: a load of another tensor map, e.g. A's, would be multicast into the peer's A slot and
+            # counted twice on its barrier.
+            tensor_map = _TENSOR_MAP.match(m.group(3))
+            if tensor_map is None or region_map not in (None, tensor_map.group(1)):
+                refuse(f"a multicast region holds loads of two tensor maps ({region_map}, {m.group(3).strip()})")
+            region_map = tensor_map.group(1)
             line = (f"\t{{ .reg .b16 %wgmc; mov.b16 %wgmc, 3;\n"
                     f"{m.group(1)}{m.group(2)}.multicast::cluster{m.group(3)}, %wgmc; }}")
             region_loads += 1
@@ -141,7 +151,7 @@ def cluster_rewrite(ptx: str, cluster: int = 2) -> tuple[str, int, int]:
         out.append(line)
     if region_loads is not None or remote_next:
         refuse("a marker is left open at the end of the PTX")
-    return "\n".join(out), loads, arrives
+    return "\n".join(out), loads, arrives, regions
 
 
 def hint_marked_loads(ptx: str, policy: str = "evict_first") -> tuple[str, int, int]:
@@ -273,13 +283,14 @@ def _hook(previous):
                 # Without the rewrite a cluster kernel would wait forever for its peer's half of B: refuse it.
                 expected = ptx.count(MULTICAST_BEGIN), ptx.count(REMOTE_ARRIVE)
                 try:
-                    ptx, loads, arrives = cluster_rewrite(ptx, cluster)
+                    ptx, loads, arrives, regions = cluster_rewrite(ptx, cluster)
                 except ValueError as e:
                     raise RuntimeError(f"warpgemm: {e}: cluster_m=2 cannot be built") from None
-                if loads != expected[0] or arrives != expected[1] or ".reqnctapercluster" not in ptx:
-                    raise RuntimeError(f"warpgemm: the cluster PTX pass matched {loads} TMA loads for {expected[0]} "
-                                       f"multicast markers and {arrives} arrives for {expected[1]} remote-arrive "
-                                       "markers: triton's PTX has changed, cluster_m=2 cannot be built")
+                if regions != expected[0] or arrives != expected[1] or ".reqnctapercluster" not in ptx:
+                    raise RuntimeError(f"warpgemm: the cluster PTX pass closed {regions} multicast regions ({loads} "
+                                       f"TMA loads) for {expected[0]} markers and matched {arrives} arrives for "
+                                       f"{expected[1]} remote-arrive markers: triton's PTX has changed, cluster_m=2 "
+                                       "cannot be built")
             if traced != PASS_VERSION:
                 return ptx
             ptx, n = hint_stores(ptx)
