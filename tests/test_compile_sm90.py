@@ -301,6 +301,17 @@ def test_cluster_variant_is_rewritten_into_a_cluster_kernel(cfg):
     assert ptx.count("barrier.cluster.arrive") == 2  # one per partition: producer and consumer
 
 
+@pytest.mark.parametrize("cfg", [c for c in CLUSTER_CANDIDATES if c.block_n in (128, 256)], ids=lambda c: c.name)
+def test_cluster_variant_reads_an_n_major_weight_by_halves(cfg):
+    """B row-major (K, N): each CTA loads half of the tile's columns, one marked region per half; Triton may cut a
+    half wider than the 128-byte swizzle into messages issued by several producer warps, each made a multicast."""
+    ptx = compile_gemm(cfg, a_batched=False, b_kmajor=False).asm["ptx"]
+    assert ".reqnctapercluster 2, 1, 1" in ptx
+    assert ptx.count(MULTICAST_BEGIN) == cfg.b_pieces == 2
+    assert ptx.count(".multicast::cluster [") >= 2
+    assert ptx.count("mbarrier.arrive.shared::cluster.b64") == ptx.count(REMOTE_ARRIVE) >= 1
+
+
 @pytest.mark.parametrize("scale", [1, 2], ids=["tensorwise", "rowwise"])
 def test_fp8_cluster_variant_is_rewritten_and_does_not_spill(scale, tmp_path):
     """scaled_mm takes a forced cluster config too: the same rewrite on fp8 operands with the scales' epilogue."""
