@@ -5,6 +5,8 @@ weight copies (--back-to-back's CUDA graphs).
     SET="warpgemm.kernels.hopper.gemm.WEIGHT_HINT_MAX_ROWS=512" \
         python3 scripts/setting_probe.py OUT.json MxNxK,MxNxK,... [flush|b2b] [rounds]
 
+LAYOUT=nn times B row-major (K, N) instead of W.T (setting_ab.sh passes it through).
+
 SET: comma-separated module.attribute=value (a Python literal), applied before the first plan (plans and recipes are
 cached per process, so run one process per setting and compare the ratios: cuBLAS is timed in each process, so each
 carries its own baseline). scripts/setting_ab.sh alternates the processes. A name that another module imported by
@@ -39,13 +41,17 @@ timing = sys.argv[3] if len(sys.argv) > 3 else "flush"
 if timing not in ("flush", "b2b"):
     raise SystemExit(f"timing: expected flush or b2b, got {timing!r}")
 b2b = timing == "b2b"
+layout = os.environ.get("LAYOUT", "nt")  # nn: B row-major (K, N), as `bench --layout nn`
+if layout not in ("nt", "nn"):
+    raise SystemExit(f"LAYOUT: expected nt or nn, got {layout!r}")
 rounds = int(sys.argv[4]) if len(sys.argv) > 4 else 3
 warm_gpu(2.0)
 res = []
 for case in cases:
-    r = _time_case(case, torch.bfloat16, "nt", rounds, False, b2b)
+    r = _time_case(case, torch.bfloat16, layout, rounds, False, b2b)
     res.append(r)
     print(f"{settings or 'defaults'} {'b2b' if b2b else 'flush'} {case.label:>18} {r['config']:>34} "
           f"{r['ms'] * 1e3:8.1f} us  cuBLAS {r['ms_baseline'] * 1e3:8.1f} us  ratio {r['ratio']:.3f}", flush=True)
 json.dump({"settings": settings, "label": os.environ.get("LABEL", ""), "back_to_back": b2b, "rounds": rounds,
+           "layout": layout,
            "environment": environment(), "results": res}, open(out_path, "w"), indent=1)
