@@ -28,8 +28,8 @@ def test_shipped_configs_are_valid_for_16bit_outputs(cfg):
     (GemmConfig(block_n=192, store_chunks=3, stream_k=True), "block_n=192 runs whole plain"),
     (GemmConfig(block_m=64, block_n=192, consumer_warps=4, store_chunks=3, consumers=2), "block_n=192"),
     (GemmConfig(block_m=64, block_n=192, consumer_warps=4, store_chunks=3, stages=5), "block_n=192"),
-    (GemmConfig(block_n=144, store_chunks=9, cluster_m=2), "rest of at least 32 columns"),
-    (GemmConfig(block_n=80, block_m=128, store_chunks=5, cluster_m=2), "rest of at least 32 columns"),
+    (GemmConfig(block_n=144, store_chunks=9, cluster_m=2), "two-part pairs are 160 and 192"),
+    (GemmConfig(block_n=96, block_m=128, store_chunks=3, cluster_m=2), "two-part pairs are 160 and 192"),
     (GemmConfig(block_n=128, store_chunks=3), "store_chunks must be"),
     (GemmConfig(block_n=192, store_chunks=3, consumer_warps=4), "block_n=192"),
     # Other two-part widths: chunks as wide as the rest (144 = 128 + 16: nine of 16 columns).
@@ -74,6 +74,7 @@ def test_192_column_tiles():
     pair = cfg.replace(cluster_m=2)  # each CTA loads 3 of 6 32-row boxes
     assert pair.b_pieces == 6 and check_config(pair, bf, bf) is None
     assert operand_blocks(pair, True, True) == ((1, 128, 64), (1, 32, 64), (1, 128, 64))
+    assert "16-bit inputs only" in check_config(pair.replace(block_k=128), torch.float8_e4m3fn, bf)
     assert operand_blocks(cfg, True, True) == ((1, 128, 64), (1, 64, 64), (1, 128, 64))
     assert check_config(cfg, bf, bf, weight_k_contiguous=False) is None  # N-major: three 64-column boxes
     assert operand_blocks(cfg, True, False) == ((1, 128, 64), (1, 64, 64), (1, 128, 64))

@@ -55,8 +55,9 @@ def test_cluster_tiles_read_other_layouts(cfg):
 
 @pytest.mark.parametrize("cfg", [c for c in CLUSTER_CANDIDATES if c.block_n in (128, 256)], ids=lambda c: c.name)
 def test_cluster_tiles_on_a_weight_contiguous_along_n(cfg):
-    """Pairs of power-of-two tiles on B row-major (K, N): each CTA loads half of B's columns (Triton issues a box
-    wider than its swizzle as several messages, all multicast). Ragged edges, N off 32-byte sectors, batches."""
+    """Pairs of power-of-two tiles on B row-major (K, N): each CTA loads half of B's columns (a box wider than its
+    swizzle, which Triton issues as 64-column messages from two producer warps, each multicast). Ragged edges, N off
+    32-byte sectors, batches."""
     g = torch.Generator(device=DEV).manual_seed(45)
     for m, n, k in ((1, 8, 1), (128, 256, 64), (640, 1000, 520), (1000, 3000, 1000), (333, 77, 4097), (3000, 2504, 1024)):
         a, b = rand(m, k, g=g), rand(k, n, g=g)

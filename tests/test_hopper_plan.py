@@ -26,6 +26,20 @@ def test_weight_layout_is_read_in_place():
     assert p.launch.grid == 128 and p.config.block_n == 256  # 1792 tiles: 14 on each of 128 programs
 
 
+def test_forced_pairs_read_an_n_major_weight_in_place_but_two_part_pairs_copy_it():
+    """A pair of power-of-two tiles splits B's columns between its CTAs in either layout; a two-part pair splits its
+    rest-wide boxes by rows, so a forced one on a weight contiguous along N runs on a K-major copy."""
+    from warpgemm.off_sector import CLUSTER_LARGE, CLUSTER_MEDIUM, CLUSTER_WIDE
+
+    a, b, c = meta(1, 1024, 2048), meta(1, 2048, 4096), meta(1, 1024, 4096)  # b row-major (K, N): N-major
+    for cfg in (CLUSTER_LARGE, CLUSTER_MEDIUM):
+        p = plan(a, b, c, config=cfg)
+        assert p.b_copy == 0 and p.b.contiguous_dim == 2 and p.config == cfg, cfg.name
+    p = plan(a, b, c, config=CLUSTER_WIDE)
+    assert p.b_copy == 1 and p.b.contiguous_dim == 1 and p.config == CLUSTER_WIDE
+    assert "K-major copy" in p.config_reason
+
+
 def test_all_layouts_in_place():
     for a in (meta(1, 512, 256), meta(1, 256, 512).transpose(1, 2)):
         for b in (meta(1, 256, 384), meta(1, 384, 256).transpose(1, 2)):

@@ -178,8 +178,9 @@ def test_cluster_rewrite_touches_only_the_marked_instructions():
 
 
 def test_cluster_rewrite_multicasts_every_piece_of_one_box():
-    """Triton cuts an N-major box wider than its swizzle (128 columns) into several loads of the same tensor map:
-    each is multicast, and the region still counts once."""
+    """Triton cuts a box wider than its swizzle into messages over the producer's warps; where messages outnumber
+    warps it emits several loads of the same tensor map (3.6 emits one instruction per region for every shipped
+    pair): each is multicast, and the region still counts once."""
     load = ("\t@%p8 cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%r96], "
             "[%rd2, {%r1, %r97, %r3}], [%r90];\n")
     second = load.replace("[%r96]", "[%r99]").replace("%r97", "%r100")
@@ -207,6 +208,8 @@ def test_a_cluster_variant_refuses_to_compile_outside_the_pass(monkeypatch, tmp_
      "two tensor maps"),
     (lambda p: p.replace("\t@%p8 cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%r96], "
                          "[%rd2, {%r1, %r97, %r3}], [%r90];\n", ""), "no TMA load"),
+    # The unmarked load reads the multicast map (%rd2) too: the regions no longer tell B's box from A's.
+    (lambda p: p.replace("[%rd6, {%r1, %r2, %r3}]", "[%rd2, {%r1, %r2, %r3}]"), "read both by multicast"),
     (lambda p: p.replace("\t// warpgemm:multicast-end %r98\n", ""), "inside an open multicast region"),
     (lambda p: p.replace("\tbar.sync \t0, 256;", "\tmbarrier.try_wait.parity.shared::cta.b64 %p1, [%r5], %r6;"),
      "followed by"),

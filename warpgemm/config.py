@@ -25,6 +25,9 @@ MAX_ACC_REGS = 128
 # waves where 128 and 256 do not, as the odd-width tiles cuBLAS picks do (3072^2 outputs: 384 tiles of 128x192, 2.9
 # waves, against 288 of 128x256, 2.2; 1536^2: 132 tiles of 128x144, one exact wave, against 144 of 128x128).
 TWO_PART_WIDTHS = (80, 96, 144, 160, 192)
+# The two-part widths a 2-CTA cluster pair runs (each CTA loads half of every rest-wide box of B; measured on 16-bit
+# inputs only: check_config).
+TWO_PART_PAIR_WIDTHS = (160, 192)
 WIDE_BLOCK_N = 192
 
 
@@ -198,6 +201,9 @@ def check_config(cfg: GemmConfig, in_dtype: torch.dtype, out_dtype: torch.dtype,
     wide = wide_tile_problem(cfg)
     if wide is not None:
         return wide
+    if cfg.cluster_m > 1 and is_two_part(bn) and in_dtype.itemsize != 2:
+        return (f"two-part cluster pairs ({cfg.name}) run 16-bit inputs only (fp8 was never measured), got "
+                f"{in_dtype}")
     if bk not in (32, 64, 128, 256):
         return f"block_k must be 32, 64, 128 or 256, got {bk}"
     if bk * in_dtype.itemsize < 32:
@@ -281,12 +287,11 @@ def wide_tile_problem(cfg: GemmConfig) -> str | None:
         return (f"block_n={cfg.block_n} runs whole plain 128-row tiles on two warpgroups, stored in {chunks} "
                 f"{cfg.block_n // chunks}-column chunks (block_m=128, consumer_warps=8, split_k=1, stream_k=False, "
                 f"swap_ab=False, consumers=1, store_chunks={chunks}), got {cfg.name}")
-    # A pair splits each rest-wide box of B into two row halves, one per CTA: a half under 16 rows would be a TMA
-    # box thinner than the 128-byte swizzle's 8-row pattern allows to slice cleanly, so rests of 32+ columns only.
-    if cfg.cluster_m > 1 and width_parts(cfg.block_n)[1] < 32:
-        return (f"block_n={cfg.block_n} in a cluster pair (cluster_m={cfg.cluster_m}) needs a rest of at least 32 "
-                f"columns (each CTA loads half of every rest-wide box of B): two-part widths "
-                f"{', '.join(str(w) for w in TWO_PART_WIDTHS if width_parts(w)[1] >= 32)}, got {cfg.name}")
+    # A pair splits each rest-wide box of B into two row halves, one per CTA (rests under 32 columns would make
+    # halves under 16 rows). The two measured and tested pairs only: 128x192 and 128x160.
+    if cfg.cluster_m > 1 and cfg.block_n not in TWO_PART_PAIR_WIDTHS:
+        return (f"block_n={cfg.block_n} in a cluster pair (cluster_m={cfg.cluster_m}): two-part pairs are "
+                f"{' and '.join(str(w) for w in TWO_PART_PAIR_WIDTHS)} columns wide, got {cfg.name}")
     return None
 
 

@@ -70,7 +70,8 @@ def off_sector_config(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: in
         pair = FP8_CLUSTER_SMALL if fp8 else CLUSTER_SMALL
     elif (cfg.block_m == 128 and M >= OFF_SECTOR_LARGE_MIN_M
           and (cfg.block_n == 256 or rows * cdiv(N, 256) >= num_sms
-               or (TWO_PART_PAIRS_UNDER_A_WAVE and not fp8 and is_two_part(cfg.block_n)))):
+               or (OFF_SECTOR_TWO_PART_PAIRS and TWO_PART_PAIRS_UNDER_A_WAVE and not fp8
+                   and is_two_part(cfg.block_n)))):
         pair = FP8_CLUSTER_LARGE if fp8 else fitted_pair(M, N, num_sms, in_dtype, out_dtype)
     elif (OFF_SECTOR_MEDIUM_PAIR and not fp8 and cfg.block_m == 128 and cfg.block_n == 128 and rows > 1
           and cdiv(2 * cdiv(rows, 2) * tiles_n, num_sms) <= cdiv(rows * tiles_n, num_sms)):

@@ -117,9 +117,10 @@ class GemmOperands:
     @gluon.constexpr_function
     def block_n(self):
         # From B's box: the output descriptor's box may be a column chunk of the tile. A B tile can arrive in
-        # B_PIECES pieces along N (config.GemmConfig.b_pieces): in a cluster pair each CTA loads one row half of a
-        # K-major tile and receives the other from its peer; a two-part tile (TMA boxes must have power-of-two
-        # sides) comes in boxes as wide as its rest (192 columns: three of 64; 144: nine of 16).
+        # B_PIECES pieces along N (config.GemmConfig.b_pieces): in a cluster pair each CTA loads every other piece
+        # (half of the tile's columns) and receives the rest from its peer; a two-part tile (TMA boxes must have
+        # power-of-two sides) comes in boxes as wide as its rest (192 columns: three of 64; 144: nine of 16), a
+        # two-part pair's in boxes half that wide (192: six of 32).
         box = self.b_desc.block_type.shape
         return (box[1] if self.B_KMAJOR else box[2]) * self.B_PIECES
 
@@ -288,7 +289,7 @@ def evict_first_end():
 def load_step(p: GemmOperands, work, kk, index, bar, pred=True):
     """Issue the TMA loads of K step kk of `work` into ring slot `index`, counted by `bar` (the slot's ready
     barrier), if `pred`: the producer partition's work per step, and the one-partition kernel's (one_partition.py)."""
-    # The ready barrier counts every piece of B (with CLUSTER_M = 2: its own half and its peer's multicast).
+    # The ready barrier counts every piece of B (with CLUSTER_M = 2: its own pieces and its peer's multicasts).
     mbarrier.expect(bar, p.step_bytes(), pred=pred)
     at = step_coords(p, work, kk)
     load_a(p, work, at, index, bar, pred)

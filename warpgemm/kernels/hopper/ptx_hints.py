@@ -86,14 +86,18 @@ def cluster_rewrite(ptx: str, cluster: int = 2) -> tuple[str, int, int, int]:
     BarrierRing.mark_previous_empty):
     - `.reqnctapercluster` on the entry: the driver then launches clusters of `cluster` consecutive programs;
     - every TMA load between multicast markers writes to both CTAs' shared memory at the same offsets and signals
-      the mbarrier at the same offset in both (ctaMask 0b11). A region is one box of B: one load, or the several
-      that Triton cuts a box wider than its swizzle into (an N-major B's 128 columns: two of 64), all of one tensor map;
+      the mbarrier at the same offset in both (ctaMask 0b11). A region is one box of B. Triton cuts a box wider
+      than its swizzle into messages spread over the producer's warps (an N-major B's 128 columns: one instruction
+      that two warps issue, one 64-column message each); where messages outnumber warps it would emit more than one
+      instruction, so a region may hold several loads, all of one tensor map, and no load outside the regions may
+      read that map (A's box must never be multicast into the peer's A slot);
     - the mbarrier arrive after a remote-arrive marker goes to the peer CTA's barrier (rank ^ 1) through mapa."""
     if cluster != 2:
         raise ValueError(f"the cluster PTX pass builds 2-CTA clusters, got {cluster}")
     out, loads, arrives, regions = [], 0, 0, 0
     region_loads = None  # TMA loads seen since the open multicast-begin marker; None outside a region
     region_map = None  # the tensor map (descriptor register) the open region's loads read
+    multicast_maps, plain_maps = set(), set()
     remote_next = False
     entry = False
 
@@ -130,10 +134,14 @@ def cluster_rewrite(ptx: str, cluster: int = 2) -> tuple[str, int, int, int]:
             if tensor_map is None or region_map not in (None, tensor_map.group(1)):
                 refuse(f"a multicast region holds loads of two tensor maps ({region_map}, {m.group(3).strip()})")
             region_map = tensor_map.group(1)
+            multicast_maps.add(region_map)
             line = (f"\t{{ .reg .b16 %wgmc; mov.b16 %wgmc, 3;\n"
                     f"{m.group(1)}{m.group(2)}.multicast::cluster{m.group(3)}, %wgmc; }}")
             region_loads += 1
             loads += 1
+        elif m := _LOAD.match(line):  # a load outside the regions (A's): stays plain
+            if tensor_map := _TENSOR_MAP.match(m.group(3)):
+                plain_maps.add(tensor_map.group(1))
         elif remote_next and (m := _ARRIVE.match(line)):
             # The local arrive, then the same arrive on the peer's barrier (default .release.cta semantics, as
             # CUTLASS's cluster barriers use: what it orders is this CTA's wgmma reads, already retired).
@@ -151,6 +159,9 @@ def cluster_rewrite(ptx: str, cluster: int = 2) -> tuple[str, int, int, int]:
         out.append(line)
     if region_loads is not None or remote_next:
         refuse("a marker is left open at the end of the PTX")
+    shared = multicast_maps & plain_maps
+    if shared:
+        refuse(f"tensor map {sorted(shared)[0]} is read both by multicast loads and by plain ones")
     return "\n".join(out), loads, arrives, regions
 
 
