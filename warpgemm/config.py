@@ -131,10 +131,10 @@ class GemmConfig:
 
     @property
     def b_pieces(self) -> int:
-        """TMA boxes one B tile arrives in: a cluster pair's halves of a K-major box (each CTA loads one), a
-        two-part tile's rest-wide boxes (TMA boxes need power-of-two sides: 128x192 three of 64, 128x144 nine of
-        16), a two-part pair's boxes half as wide as its rest (128x192: six of 32, three loaded by each CTA);
-        else one."""
+        """TMA boxes one B tile arrives in: a cluster pair's two halves (each CTA loads one; columns, in either
+        layout), a two-part tile's rest-wide boxes (TMA boxes need power-of-two sides: 128x192 three of 64, 128x144
+        nine of 16), a two-part pair's boxes half as wide as its rest (128x192: six of 32, three loaded by each
+        CTA); else one."""
         pieces = self.block_n // width_parts(self.block_n)[1] if is_two_part(self.block_n) else 1
         return pieces * self.cluster_m
 

@@ -39,16 +39,16 @@ CLUSTER_MEDIUM = GemmConfig(block_m=128, block_n=128, block_k=64, stages=6, cons
 # the heuristics' own tile times (WIDE_TILE_TIME, WIDE_160_TILE_TIME: no new constant), picked the best pair or one
 # within 2% on all 16: 1.142x geomean over the 128x256 pair (results/2026-11-27-s35/pairs_found.json).
 OFF_SECTOR_TWO_PART_PAIRS = True
+CLUSTER_WIDE = GemmConfig(block_m=128, block_n=192, block_k=64, stages=4, consumer_warps=8, group_m=16, store_chunks=3,
+                          cluster_m=2)
+CLUSTER_WIDE_160 = GemmConfig(block_m=128, block_n=160, block_k=64, stages=5, consumer_warps=8, group_m=8,
+                              store_chunks=5, cluster_m=2)
 # Two-part plans (128x192, 128x160) under a wave of 128x256 tiles take the fitted pair too (16-bit inputs; the fp8
 # pairs were never measured under a wave): on the 4 such shapes of results/2026-11-27-s35/pairs_elsewhere.json
 # (960-1729 rows) the fitted pair ran 1.12-1.26x the plain tile; held out (seed 86, 16 fresh shapes where it changes
 # the plan, underwave86/): 0.801 -> 0.913x cuBLAS after a flush and back to back, 15 and 16 of 16 ahead (behind:
 # 557x4384x2600, 128x256 pair, -6% after a flush, +3% back to back).
 TWO_PART_PAIRS_UNDER_A_WAVE = True
-CLUSTER_WIDE = GemmConfig(block_m=128, block_n=192, block_k=64, stages=4, consumer_warps=8, group_m=16, store_chunks=3,
-                          cluster_m=2)
-CLUSTER_WIDE_160 = GemmConfig(block_m=128, block_n=160, block_k=64, stages=5, consumer_warps=8, group_m=8,
-                              store_chunks=5, cluster_m=2)
 # fp8: the same pairs with K steps of the same 128 bytes (128 fp8 elements).
 FP8_CLUSTER_LARGE = CLUSTER_LARGE.replace(block_k=128)
 FP8_CLUSTER_SMALL = CLUSTER_SMALL.replace(block_k=128)
