@@ -340,31 +340,27 @@ def load_b(p: GemmOperands, work, at, index, bar, pred=True):
     off_n = work.off_n
     if p.WEIGHT_HINT and not p.SWAP_AB:
         evict_first_begin()
-    if p.CLUSTER_M == 2:
-        # The B tile's boxes (its two halves along N; a two-part tile's rest-wide boxes, each cut in two): rank r of
-        # the pair loads boxes r, r + 2, ... into both CTAs' slots, so each CTA issues half of the tile's columns.
+    if p.B_PIECES > 1:
+        # The tile in pieces along N (GemmConfig.b_pieces): a two-part tile's rest-wide boxes, a cluster pair's halves
+        # (of the tile, or of each rest-wide box). In a pair rank r loads pieces r, r + 2, ... into both CTAs' slots
+        # (multicast), so each CTA issues half of the tile's columns.
         DIM: gl.constexpr = 1 if p.B_KMAJOR else 2
         WIDTH: gl.constexpr = p.b_desc.block_type.shape[DIM]
-        rank = cluster_rank()
+        if p.CLUSTER_M == 2:
+            rank = cluster_rank()
         for r in gl.static_range(p.B_PIECES):
-            multicast_begin()
+            mine = pred
+            if p.CLUSTER_M == 2:
+                mine = (rank == r % 2) & pred
+                multicast_begin()
             if p.B_KMAJOR:
                 tma.async_copy_global_to_shared(p.b_desc, [b_outer, off_n + r * WIDTH, k], bar,
-                                                p.b_piece_slot(index, r), pred=(rank == r % 2) & pred)
+                                                p.b_piece_slot(index, r), pred=mine)
             else:
                 tma.async_copy_global_to_shared(p.b_desc, [b_outer, k, off_n + r * WIDTH], bar,
-                                                p.b_piece_slot(index, r), pred=(rank == r % 2) & pred)
-            multicast_end()
-    elif p.B_PIECES > 1 and p.B_KMAJOR:
-        ROWS: gl.constexpr = p.b_desc.block_type.shape[1]
-        for r in gl.static_range(p.B_PIECES):
-            tma.async_copy_global_to_shared(p.b_desc, [b_outer, off_n + r * ROWS, k], bar, p.b_piece_slot(index, r),
-                                            pred=pred)
-    elif p.B_PIECES > 1:
-        COLS: gl.constexpr = p.b_desc.block_type.shape[2]
-        for r in gl.static_range(p.B_PIECES):
-            tma.async_copy_global_to_shared(p.b_desc, [b_outer, k, off_n + r * COLS], bar, p.b_piece_slot(index, r),
-                                            pred=pred)
+                                                p.b_piece_slot(index, r), pred=mine)
+            if p.CLUSTER_M == 2:
+                multicast_end()
     elif p.B_KMAJOR:
         tma.async_copy_global_to_shared(p.b_desc, [b_outer, off_n, k], bar, p.b_bufs.index(index), pred=pred)
     else:
