@@ -111,3 +111,29 @@ def test_heuristics_take_cluster_pairs_for_weight_rows_off_sectors():
     assert_ok(check_matmul(a, w.T, bias=bias), "fp16 two-part pair + bias")
     check_repeatable(rand(1536, 1704, g=g), rand(3000, 1704, g=g).T)
     check_repeatable(rand(3000, 3000, g=g), rand(3000, 3000, g=g).T)  # the 128x192 pair
+
+
+def test_heuristics_take_cluster_pairs_for_n_major_weight_rows_off_sectors():
+    """A weight read along N (B row-major (K, N)) whose rows start off 32-byte sectors (N = 8 mod 16) takes the pair of
+    the chosen power-of-two tile (off_sector.N_MAJOR_PAIRS): each CTA loads half of B's columns. All three pairs,
+    odd tile-rows, ragged columns, fp16 with bias, fp32 out (the 64x128 pair: the 128x256 one does not fit it),
+    batched A, and a graph replay and two streams bitwise equal to the first call."""
+    from warpgemm.heuristics import CLUSTER_LARGE, CLUSTER_MEDIUM, CLUSTER_SMALL
+
+    g = torch.Generator(device=DEV).manual_seed(46)
+    for (m, n, k), pair in (((1099, 8568, 1704), CLUSTER_LARGE), ((1500, 3000, 1000), CLUSTER_LARGE),
+                            ((606, 1128, 1824), CLUSTER_SMALL), ((512, 4104, 4104), CLUSTER_MEDIUM),
+                            ((693, 1976, 5856), CLUSTER_MEDIUM)):
+        a, b = rand(m, k, g=g), rand(k, n, g=g)
+        plan = warpgemm.explain(a, b)
+        assert f"config={pair.name}" in plan and "B MN-major, read in place" in plan, plan
+        assert_ok(check_matmul(a, b), f"nn {m}x{n}x{k}")
+    a, b, bias = rand(1500, 1000, g=g), rand(1000, 3000, g=g), rand(3000, g=g)
+    assert_ok(check_matmul(a.half(), b.half(), bias=bias.half()), "nn fp16 + bias")
+    a, b = rand(606, 1824, g=g), rand(1824, 1128, g=g)
+    assert "_cm2" in warpgemm.explain(a, b, out_dtype=torch.float32)
+    assert_ok(check_matmul(a, b, out_dtype=torch.float32), "nn fp32 out")
+    a = rand(2, 800, 1704, g=g)
+    assert "_cm2" in warpgemm.explain(a, rand(1704, 8568, g=g))
+    assert_ok(check_matmul(a, rand(1704, 8568, g=g)), "nn batched A")
+    check_repeatable(rand(1099, 1704, g=g), rand(1704, 8568, g=g))

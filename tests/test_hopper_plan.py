@@ -295,8 +295,8 @@ def test_descriptor_encoding_binds_the_thread_context_once_and_retries(monkeypat
 
 def test_weight_rows_off_sectors_take_the_cluster_pair_of_the_chosen_tile():
     """A weight read along K whose rows start 16 bytes into a 32-byte sector (K = 8 mod 16, bf16) gets the 2-CTA
-    cluster form of the heuristics' 128-row or 64x128 tile (off_sector.off_sector_config); aligned rows, a weight
-    read along N, swap-AB decode tiles and 64-row decode tiles keep theirs."""
+    cluster form of the heuristics' 128-row or 64x128 tile (off_sector.off_sector_config); aligned rows (a weight read
+    along N whose rows, N long, start on sectors), swap-AB decode tiles and 64-row decode tiles keep theirs."""
     from warpgemm.heuristics import CLUSTER_LARGE, CLUSTER_SMALL, SMALL
 
     def chosen(M, N, K, b=None, out=BF):
@@ -315,7 +315,13 @@ def test_weight_rows_off_sectors_take_the_cluster_pair_of_the_chosen_tile():
     # fp32 outputs: the 128x256 pair does not fit its shared memory; the 64x128 one does.
     assert chosen(4096, 4096, 4104, out=torch.float32).config.cluster_m == 1
     assert chosen(1000, 1000, 1000, out=torch.float32).config == CLUSTER_SMALL
-    # B read along N: no pair; one wave of 16-K-step 64-row tiles, so the one-partition rule's 4-slot SMALL.
+    # B read along N with rows N = 8 mod 16 long: the pair of power-of-two tiles (off_sector.N_MAJOR_PAIRS) ...
+    assert chosen(2460, 18584, 2976, b=meta(1, 2976, 18584)).config == CLUSTER_LARGE
+    assert chosen(606, 1128, 1824, b=meta(1, 1824, 1128)).config == CLUSTER_SMALL
+    # ... unless the pair's odd tile-row adds a wave (5 rows x 125 columns: 5 waves of tiles, 6 of pairs) ...
+    p = chosen(636, 31768, 5792, b=meta(1, 5792, 31768))
+    assert p.config.cluster_m == 1 and p.config.block_n == 256, p.config_reason
+    # ... or the one-partition rule runs the plan: one wave of 16-K-step 64-row tiles, its 4-slot SMALL.
     assert chosen(1000, 1000, 1000, b=meta(1, 1000, 1000)).config == SMALL.replace(warp_specialize=False, stages=4)
     # 128x128 tiles that stay take their own pair, unless its idle tile-row (odd row count) adds a wave.
     from warpgemm.heuristics import CLUSTER_MEDIUM, MEDIUM
@@ -371,11 +377,14 @@ def test_off_sector_pairs_fit_the_waves_with_two_part_tiles():
 
 def test_rows_off_sectors_skip_128x128_tiles_alone_with_a_wave_of_128x256_ones():
     """Operands whose rows start off 32-byte sectors make bytes dear: with a wave of 128x256 tiles the medium-alone
-    rule is skipped (heuristics.OFF_SECTOR_NO_MEDIUM), also where no cluster pair can follow (B read along N)."""
-    from warpgemm.heuristics import MEDIUM
+    rule is skipped (heuristics.OFF_SECTOR_NO_MEDIUM), also where no cluster pair can follow (B read along N, its
+    rows on sectors; off them, the pair of the chosen tile follows: off_sector.N_MAJOR_PAIRS)."""
+    from warpgemm.heuristics import CLUSTER_MEDIUM, MEDIUM
 
     nn = lambda M, N, K: plan(meta(1, M, K), meta(1, K, N), meta(1, M, N))  # noqa: E731
     assert nn(1099, 8576, 1712).config == MEDIUM  # rows on sectors: the tile-count model's choice
-    p = nn(1099, 8568, 1704)
+    p = nn(1099, 8576, 1704)  # A's rows (K = 8 mod 16) off sectors
     assert p.config.block_n == 256 and p.config.cluster_m == 1, p.config_reason
-    assert nn(512, 4104, 4104).config == MEDIUM  # 68 128x256 tiles: under a wave
+    p = nn(1099, 8568, 1704)  # and the weight's rows (N = 8 mod 16) too
+    assert p.config.block_n == 256 and p.config.cluster_m == 2, p.config_reason
+    assert nn(512, 4104, 4104).config == CLUSTER_MEDIUM  # 68 128x256 tiles: under a wave

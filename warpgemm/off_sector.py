@@ -1,6 +1,6 @@
-"""The 2-CTA cluster pairs that replace the heuristics' tiles where a weight read along K has rows that start off
-32-byte sectors (16-bit inputs with K = 8 mod 16, fp8 with K = 16 mod 32): which pair, where, and the measurements
-behind it. ops/gemm_impl.resolve_config and ops/scaled.plan apply `off_sector_config` after the heuristics' choice;
+"""The 2-CTA cluster pairs that replace the heuristics' tiles where a weight's rows start off 32-byte sectors (read
+along K: 16-bit inputs with K = 8 mod 16, fp8 with K = 16 mod 32; read along N: 16-bit inputs with N = 8 mod 16):
+which pair, where, and the measurements behind it. ops/gemm_impl.resolve_config and ops/scaled.plan apply `off_sector_config` after the heuristics' choice;
 heuristics.OFF_SECTOR_NO_MEDIUM and FEW_ROWS_WIDE's exclusion of such rows are the parts that live in choose_config."""
 from __future__ import annotations
 
@@ -54,14 +54,28 @@ FP8_CLUSTER_LARGE = CLUSTER_LARGE.replace(block_k=128)
 FP8_CLUSTER_SMALL = CLUSTER_SMALL.replace(block_k=128)
 
 
+# A weight read along N (B row-major (K, N)) whose rows start off sectors takes the pairs of power-of-two tiles too
+# (each CTA loads half of B's columns; two-part pairs are K-major only). Forced, the 128x256 pair ran ahead of the plan
+# on 6 of 8 such shapes by 8-26% (results/2026-11-27-s35/nn_pairs.json); held out (seed 87, 16 nn shapes) the rule took
+# 0.729 -> 0.794x cuBLAS after a flush and 0.749 -> 0.811x back to back. Its one clear loss (636x31768x5792, -10%) was
+# the pair's odd tile-row adding a wave: N_MAJOR_PAIR_NO_EXTRA_WAVE refuses that (results/2026-11-27-s36/).
+N_MAJOR_PAIRS = True
+N_MAJOR_PAIR_NO_EXTRA_WAVE = True
+# Whether such a pair also replaces a plan that the one-partition rule would run (one wave of short-K tiles); False
+# until measured (ops/gemm_impl._heuristics_tile asks).
+N_MAJOR_PAIRS_OVER_ONE_PARTITION = False
+
+
 def off_sector_config(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: int, in_dtype: torch.dtype,
-                      out_dtype: torch.dtype) -> tuple[GemmConfig, str] | None:
-    """The cluster pair that replaces the heuristics' `cfg` for a weight read along K whose rows start off 32-byte
-    sectors (OFF_SECTOR_CLUSTERS' comment), with the reason; None to keep `cfg` (swap-AB decode tiles, which stream
+                      out_dtype: torch.dtype, b_kmajor: bool = True) -> tuple[GemmConfig, str] | None:
+    """The cluster pair that replaces the heuristics' `cfg` for a weight whose rows start off 32-byte sectors
+    (OFF_SECTOR_CLUSTERS' comment; `b_kmajor` False: read along N, N_MAJOR_PAIRS' comment), with the reason; None to keep `cfg` (swap-AB decode tiles, which stream
     the weight once and lose 2-7% there; 64-row decode tiles; shapes and dtypes a pair cannot take; batched products,
     on which no rule was measured). ops/gemm_impl.resolve_config and ops/scaled.plan apply it after choose_config."""
     # The pairs' K steps are 128 bytes (64 bf16 / fp16 elements, 128 fp8), as are those of the tiles they replace.
     fp8 = in_dtype.itemsize == 1
+    if not b_kmajor and (not N_MAJOR_PAIRS or fp8):
+        return None
     if (not OFF_SECTOR_CLUSTERS or batches != 1 or cfg.swap_ab or cfg.split_k > 1 or cfg.stream_k
             or cfg.consumers > 1 or cfg.block_k != 128 // in_dtype.itemsize):
         return None
@@ -72,20 +86,32 @@ def off_sector_config(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: in
           and (cfg.block_n == 256 or rows * cdiv(N, 256) >= num_sms
                or (OFF_SECTOR_TWO_PART_PAIRS and TWO_PART_PAIRS_UNDER_A_WAVE and not fp8
                    and is_two_part(cfg.block_n)))):
-        pair = FP8_CLUSTER_LARGE if fp8 else fitted_pair(M, N, num_sms, in_dtype, out_dtype)
+        pair = FP8_CLUSTER_LARGE if fp8 else fitted_pair(M, N, num_sms, in_dtype, out_dtype, b_kmajor)
     elif (OFF_SECTOR_MEDIUM_PAIR and not fp8 and cfg.block_m == 128 and cfg.block_n == 128 and rows > 1
           and cdiv(2 * cdiv(rows, 2) * tiles_n, num_sms) <= cdiv(rows * tiles_n, num_sms)):
         # A pair covers two tile-rows: an odd count adds a row of idle CTAs, which must not add a wave.
         pair = CLUSTER_MEDIUM
     else:
         return None
-    if check_config(pair, in_dtype, out_dtype) is not None:
+    if check_config(pair, in_dtype, out_dtype, weight_k_contiguous=b_kmajor) is not None:
+        return None
+    if not b_kmajor and N_MAJOR_PAIR_NO_EXTRA_WAVE and pair_adds_a_wave(pair, M, N, num_sms):
         return None
     return pair, (f"the weight's rows start off 32-byte sectors: {pair.name} (CTA pairs multicast each B box, which "
                   f"such rows make slow to read) instead of {cfg.name}")
 
 
-def fitted_pair(M: int, N: int, num_sms: int, in_dtype: torch.dtype, out_dtype: torch.dtype) -> GemmConfig:
+def pair_adds_a_wave(pair: GemmConfig, M: int, N: int, num_sms: int) -> bool:
+    """Whether `pair` needs more waves than its tile unpaired: a pair takes two tile-rows, so an odd count of rows
+    leaves half of the last band's CTAs idle. Applied to weights read along N, where it was measured (the K-major rule
+    was held out without it)."""
+    tiles_n = cdiv(N, pair.block_n)
+    paired = cdiv(cdiv(M, 2 * pair.block_m) * tiles_n, max(num_sms // 2, 1))
+    return paired > cdiv(cdiv(M, pair.block_m) * tiles_n, num_sms)
+
+
+def fitted_pair(M: int, N: int, num_sms: int, in_dtype: torch.dtype, out_dtype: torch.dtype,
+                b_kmajor: bool = True) -> GemmConfig:
     """The 128-row pair (128x256, or the two-part 128x192 / 128x160 for 16-bit outputs) that runs the product in the
     fewest tile-times: each pair takes two tile-rows, so waves count pairs (half the SMs each) over 256-row bands;
     a wave costs its tile's time against a 128x256 tile's. A two-part pair must beat the 128x256 pair by the plain
@@ -94,7 +120,7 @@ def fitted_pair(M: int, N: int, num_sms: int, in_dtype: torch.dtype, out_dtype: 
     from .heuristics import WIDE_160_TILE_TIME, WIDE_MIN_GAIN, WIDE_TILE_TIME  # heuristics imports this module
 
     options = [(CLUSTER_LARGE, 1.0)]
-    if OFF_SECTOR_TWO_PART_PAIRS and out_dtype.itemsize == 2:  # measured on 16-bit outputs only
+    if OFF_SECTOR_TWO_PART_PAIRS and out_dtype.itemsize == 2 and b_kmajor:  # measured on 16-bit outputs only
         options += [(CLUSTER_WIDE, WIDE_TILE_TIME), (CLUSTER_WIDE_160, WIDE_160_TILE_TIME)]
     per_wave = max(num_sms // 2, 1)
     best, best_time = CLUSTER_LARGE, None

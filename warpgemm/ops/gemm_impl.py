@@ -74,8 +74,11 @@ def _heuristics_tile(a3: torch.Tensor, c3: torch.Tensor, b3: torch.Tensor | None
                                          weight_k_major=b_geom.contiguous_dim == 1)
         if fit is not None:
             return fit[0], f"{why}; {fit[1]}"
-    if b_off and b_geom.contiguous_dim == 1:  # a weight read along K: a cluster pair can take it
-        pair = off_sector.off_sector_config(cfg, batches, M, N, sms, a3.dtype, c3.dtype)
+    b_kmajor = b_geom is not None and b_geom.contiguous_dim == 1
+    if b_off and (b_kmajor or off_sector.N_MAJOR_PAIRS_OVER_ONE_PARTITION or one_partition_rule.one_partition_config(
+            cfg, batches, M, N, a3.shape[2], sms, a3.dtype, c3.dtype) is None):
+        # A cluster pair can take it (two-part pairs: a weight read along K only).
+        pair = off_sector.off_sector_config(cfg, batches, M, N, sms, a3.dtype, c3.dtype, b_kmajor=b_kmajor)
         if pair is not None:
             cfg, why = pair[0], f"{why}; {pair[1]}"
     return cfg, why
