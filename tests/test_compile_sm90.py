@@ -6,7 +6,7 @@ and fit its shared memory in 227 KB.
 import pytest
 import torch
 
-from warpgemm.config import SMEM_LIMIT, GemmConfig, check_config, is_two_part
+from warpgemm.config import SMEM_LIMIT, GemmConfig, check_config
 from warpgemm.heuristics import SHIPPED_CONFIGS
 from warpgemm.kernels.hopper.aot import compile_gemm, inspect_compiled
 from warpgemm.ops.grouped import grouped_config_problem
@@ -120,11 +120,6 @@ def test_hopper_variant_compiles_clean(variant, tmp_path):
         pytest.skip(f"{cfg.name} is not valid for {in_dt}->{out_dt}: {check_config(cfg, in_dt, out_dt)}")
     if cfg.block_m < 64 and not a_k:
         # 32-row swap-AB tiles need the weight K-major (the host falls back to 64-row tiles or copies it first).
-        with pytest.raises(Exception, match="K-major"):
-            compile_gemm(cfg, in_dtype=in_dt, out_dtype=out_dt, a_kmajor=a_k, b_kmajor=b_k, has_bias=bias)
-        return
-    if cfg.cluster_m > 1 and is_two_part(cfg.block_n) and not b_k:
-        # A two-part pair splits B's rest-wide boxes by rows: K-major B only (the host copies an N-major weight first).
         with pytest.raises(Exception, match="K-major"):
             compile_gemm(cfg, in_dtype=in_dt, out_dtype=out_dt, a_kmajor=a_k, b_kmajor=b_k, has_bias=bias)
         return
@@ -301,15 +296,21 @@ def test_cluster_variant_is_rewritten_into_a_cluster_kernel(cfg):
     assert ptx.count("barrier.cluster.arrive") == 2  # one per partition: producer and consumer
 
 
-@pytest.mark.parametrize("cfg", [c for c in CLUSTER_CANDIDATES if c.block_n in (128, 256)], ids=lambda c: c.name)
-def test_cluster_variant_reads_an_n_major_weight_by_halves(cfg):
-    """B row-major (K, N): each CTA loads half of the tile's columns, one marked region per half; Triton may cut a
-    half wider than the 128-byte swizzle into messages issued by several producer warps, each made a multicast."""
-    ptx = compile_gemm(cfg, a_batched=False, b_kmajor=False).asm["ptx"]
+@pytest.mark.parametrize("cfg", CLUSTER_CANDIDATES, ids=lambda c: c.name)
+def test_cluster_variant_reads_an_n_major_weight_in_pieces(cfg, tmp_path):
+    """B row-major (K, N): each CTA loads every other piece of the tile's columns (a power-of-two tile's halves, a
+    two-part tile's rest-wide boxes whole: 128x192 two of 64 columns and one), one marked region a piece; Triton may
+    cut a piece wider than the 128-byte swizzle into messages issued by several producer warps, each made a
+    multicast. No spills."""
+    kernel = compile_gemm(cfg, a_batched=False, b_kmajor=False)
+    ptx = kernel.asm["ptx"]
     assert ".reqnctapercluster 2, 1, 1" in ptx
-    assert ptx.count(MULTICAST_BEGIN) == cfg.b_pieces == 2
-    assert ptx.count(".multicast::cluster [") == cfg.b_pieces  # one instruction a half (two warps issue it)
+    pieces = cfg.b_pieces_for(False)
+    assert ptx.count(MULTICAST_BEGIN) == pieces == {128: 2, 256: 2, 192: 3, 160: 5}[cfg.block_n]
+    assert ptx.count(".multicast::cluster [") == pieces  # one instruction a piece (several warps may issue it)
     assert ptx.count("mbarrier.arrive.shared::cluster.b64") == ptx.count(REMOTE_ARRIVE) >= 1
+    r = inspect_compiled(kernel, f"n_major_{cfg.name}", str(tmp_path))
+    assert r.stack_bytes == 0 and r.local_bytes == 0, f"register spills: {r}"
 
 
 @pytest.mark.parametrize("scale", [1, 2], ids=["tensorwise", "rowwise"])

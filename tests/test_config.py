@@ -307,9 +307,10 @@ def test_persistent_grid_balances_compute_bound_launches_only():
         assert grid <= 132 and -(-tiles // grid) == -(-tiles // min(132, tiles))  # never more waves
 
 
-def test_two_part_cluster_tiles_need_a_k_contiguous_weight():
+def test_cluster_tiles_read_either_weight_layout():
     """A pair of power-of-two tiles splits B's columns between its CTAs in either layout; a two-part pair splits each
-    rest-wide box by rows, which an N-contiguous weight (64-column boxes) cannot take."""
+    rest-wide box by rows on a K-contiguous weight and takes the boxes in turn on an N-contiguous one (halved, its
+    64 columns would be 64-byte rows in a 128-byte swizzle)."""
     from warpgemm.config import weight_layout_problem
     from warpgemm.kernels.hopper.gemm import operand_blocks
 
@@ -317,11 +318,12 @@ def test_two_part_cluster_tiles_need_a_k_contiguous_weight():
     assert check_config(cfg, torch.bfloat16, torch.bfloat16) is None
     assert weight_layout_problem(cfg, True) is None and weight_layout_problem(cfg, False) is None
     assert operand_blocks(cfg, True, False)[1] == (1, 64, 128)  # N-major: each CTA loads 128 of the 256 columns
-    assert cfg.name.endswith("_cm2")
+    assert cfg.name.endswith("_cm2") and cfg.b_pieces_for(False) == cfg.b_pieces == 2
     wide = GemmConfig(128, 192, 64, 4, 8, store_chunks=3, cluster_m=2)
-    assert weight_layout_problem(wide, True) is None
-    assert "contiguous along K" in weight_layout_problem(wide, False)
-    assert check_config(wide, torch.bfloat16, torch.bfloat16, weight_k_contiguous=False) is not None
+    assert weight_layout_problem(wide, True) is None and weight_layout_problem(wide, False) is None
+    assert check_config(wide, torch.bfloat16, torch.bfloat16, weight_k_contiguous=False) is None
+    assert wide.b_pieces_for(True) == 6 and wide.b_pieces_for(False) == 3
+    assert operand_blocks(wide, True, False)[1] == (1, 64, 64)
 
 
 def test_129_to_511_rows_take_192_column_tiles_where_they_need_fewer_tile_times(few_rows_wide_off):

@@ -38,26 +38,26 @@ def test_cluster_tiles_on_ragged_shapes(cfg):
 
 @pytest.mark.parametrize("cfg", [CLUSTER_CANDIDATES[0], CLUSTER_CANDIDATES[3]], ids=lambda c: c.name)
 def test_cluster_tiles_read_other_layouts(cfg):
-    """A weight contiguous along N is read in place by a pair of power-of-two tiles (each CTA loads half of B's
-    columns); a two-part pair splits B's rest-wide boxes by rows, so its forced config runs on a K-major copy. A
-    column-major A is read in place (M = 256: its 512-byte column pitch is TMA-legal, so no copy hides it)."""
+    """A weight contiguous along N is read in place by every pair (a power-of-two tile's CTAs load half of B's
+    columns each, a two-part tile's take its rest-wide boxes in turn). A column-major A is read in place (M = 256:
+    its 512-byte column pitch is TMA-legal, so no copy hides it)."""
     g = torch.Generator(device=DEV).manual_seed(42)
-    two_part = cfg.block_n not in (64, 128, 256)
     for a_col, b_col in ((False, False), (True, True), (True, False)):
         a = strided_operand(256, 200, col_major=a_col, dtype=BF, device=DEV, generator=g)
         b = strided_operand(200, 504, col_major=b_col, dtype=BF, device=DEV, generator=g)  # N-major rows TMA-legal
         plan = warpgemm.explain(a, b, config=cfg)
         assert ("A MN-major, read in place" if a_col else "A K-major, read in place") in plan, plan
-        want_b = "B K-major, read in place" if b_col else "K-major copy" if two_part else "B MN-major, read in place"
+        want_b = "B K-major, read in place" if b_col else "B MN-major, read in place"
         assert want_b in plan, plan
         assert_ok(check_matmul(a, b, config=cfg), f"{cfg.name} layout {a_col, b_col}")
 
 
-@pytest.mark.parametrize("cfg", [c for c in CLUSTER_CANDIDATES if c.block_n in (128, 256)], ids=lambda c: c.name)
+@pytest.mark.parametrize("cfg", CLUSTER_CANDIDATES, ids=lambda c: c.name)
 def test_cluster_tiles_on_a_weight_contiguous_along_n(cfg):
-    """Pairs of power-of-two tiles on B row-major (K, N): each CTA loads half of B's columns (a box wider than its
-    swizzle, which Triton issues as 64-column messages from two producer warps, each multicast). Ragged edges, N off
-    32-byte sectors, batches."""
+    """Pairs on B row-major (K, N): a power-of-two tile's CTAs load half of B's columns each (a box wider than its
+    swizzle, which Triton issues as 64-column messages from two producer warps, each multicast); a two-part tile's
+    take its rest-wide boxes in turn (128x192: two and one). Ragged edges, N off 32-byte sectors, batches, fp32 out
+    where it fits."""
     g = torch.Generator(device=DEV).manual_seed(45)
     for m, n, k in ((1, 8, 1), (128, 256, 64), (640, 1000, 520), (1000, 3000, 1000), (333, 77, 4097), (3000, 2504, 1024)):
         a, b = rand(m, k, g=g), rand(k, n, g=g)
@@ -66,6 +66,8 @@ def test_cluster_tiles_on_a_weight_contiguous_along_n(cfg):
         assert_ok(check_matmul(a, b, config=cfg), f"{cfg.name} nn M={m} N={n} K={k}")
     a, b, bias = rand(2, 300, 264, g=g), rand(2, 264, 392, g=g), rand(392, g=g)
     assert_ok(check_matmul(a, b, bias=bias, config=cfg), f"{cfg.name} nn batched + bias")
+    if check_config(cfg, BF, torch.float32) is None:
+        assert_ok(check_matmul(a, b, out_dtype=torch.float32, config=cfg), f"{cfg.name} nn fp32 out")
 
 
 def test_cluster_tiles_are_bitwise_repeatable_on_two_streams_and_in_a_graph():
@@ -115,13 +117,14 @@ def test_heuristics_take_cluster_pairs_for_weight_rows_off_sectors():
 
 def test_heuristics_take_cluster_pairs_for_n_major_weight_rows_off_sectors():
     """A weight read along N (B row-major (K, N)) whose rows start off 32-byte sectors (N = 8 mod 16) takes the pair of
-    the chosen power-of-two tile (off_sector.N_MAJOR_PAIRS): each CTA loads half of B's columns. All three pairs,
-    odd tile-rows, ragged columns, fp16 with bias, fp32 out (the 64x128 pair: the 128x256 one does not fit it),
+    the chosen tile (off_sector.N_MAJOR_PAIRS; the two-part pairs by fitted_pair: N_MAJOR_TWO_PART_PAIRS). All five
+    pairs, odd tile-rows, ragged columns, fp16 with bias (a 128x160 pair), fp32 out (the 64x128 pair: the 128x256 one does not fit it),
     batched A, and a graph replay and two streams bitwise equal to the first call."""
-    from warpgemm.heuristics import CLUSTER_LARGE, CLUSTER_MEDIUM, CLUSTER_SMALL
+    from warpgemm.heuristics import CLUSTER_LARGE, CLUSTER_MEDIUM, CLUSTER_SMALL, CLUSTER_WIDE, CLUSTER_WIDE_160
 
     g = torch.Generator(device=DEV).manual_seed(46)
-    for (m, n, k), pair in (((1099, 8568, 1704), CLUSTER_LARGE), ((1500, 3000, 1000), CLUSTER_LARGE),
+    for (m, n, k), pair in (((1099, 8568, 1704), CLUSTER_LARGE), ((1500, 3000, 1000), CLUSTER_WIDE_160),
+                            ((2000, 3000, 1000), CLUSTER_WIDE),
                             ((606, 1128, 1824), CLUSTER_SMALL), ((512, 4104, 4104), CLUSTER_MEDIUM),
                             ((693, 1976, 5856), CLUSTER_MEDIUM)):
         a, b = rand(m, k, g=g), rand(k, n, g=g)

@@ -26,18 +26,19 @@ def test_weight_layout_is_read_in_place():
     assert p.launch.grid == 128 and p.config.block_n == 256  # 1792 tiles: 14 on each of 128 programs
 
 
-def test_forced_pairs_read_an_n_major_weight_in_place_but_two_part_pairs_copy_it():
-    """A pair of power-of-two tiles splits B's columns between its CTAs in either layout; a two-part pair splits its
-    rest-wide boxes by rows, so a forced one on a weight contiguous along N runs on a K-major copy."""
-    from warpgemm.off_sector import CLUSTER_LARGE, CLUSTER_MEDIUM, CLUSTER_WIDE
+def test_forced_pairs_read_an_n_major_weight_in_place():
+    """A pair of power-of-two tiles splits B's columns between its CTAs in either layout; a two-part pair on a weight
+    contiguous along N keeps its rest-wide boxes whole and the CTAs take them in turn (GemmConfig.b_pieces_for)."""
+    from warpgemm.kernels.hopper.gemm import operand_blocks
+    from warpgemm.off_sector import CLUSTER_LARGE, CLUSTER_MEDIUM, CLUSTER_WIDE, CLUSTER_WIDE_160
 
     a, b, c = meta(1, 1024, 2048), meta(1, 2048, 4096), meta(1, 1024, 4096)  # b row-major (K, N): N-major
-    for cfg in (CLUSTER_LARGE, CLUSTER_MEDIUM):
+    for cfg in (CLUSTER_LARGE, CLUSTER_MEDIUM, CLUSTER_WIDE, CLUSTER_WIDE_160):
         p = plan(a, b, c, config=cfg)
         assert p.b_copy == 0 and p.b.contiguous_dim == 2 and p.config == cfg, cfg.name
-    p = plan(a, b, c, config=CLUSTER_WIDE)
-    assert p.b_copy == 1 and p.b.contiguous_dim == 1 and p.config == CLUSTER_WIDE
-    assert "K-major copy" in p.config_reason
+    assert operand_blocks(CLUSTER_WIDE, True, False)[1] == (1, 64, 64)  # three boxes: two loaded by rank 0
+    assert operand_blocks(CLUSTER_WIDE, True, True)[1] == (1, 32, 64)  # K-major: six half boxes, three each
+    assert operand_blocks(CLUSTER_WIDE_160, True, False)[1] == (1, 64, 32)
 
 
 def test_all_layouts_in_place():
@@ -373,6 +374,17 @@ def test_off_sector_pairs_fit_the_waves_with_two_part_tiles():
         assert fitted_pair(3000, 3000, 132, BF, BF) == CLUSTER_LARGE
     finally:
         off_sector.OFF_SECTOR_TWO_PART_PAIRS = saved
+    # A weight read along N (rows N = 8 mod 16 long) takes them too (off_sector.N_MAJOR_TWO_PART_PAIRS).
+    nn = lambda M, N, K: plan(meta(1, M, K), meta(1, K, N), meta(1, M, N)).config  # noqa: E731
+    assert nn(3000, 3000, 3000) == CLUSTER_WIDE and nn(1000, 5000, 3000) == CLUSTER_WIDE_160
+    assert fitted_pair(3000, 3000, 132, BF, BF, b_kmajor=False) == CLUSTER_WIDE
+    saved = off_sector.N_MAJOR_TWO_PART_PAIRS
+    try:
+        off_sector.N_MAJOR_TWO_PART_PAIRS = False
+        assert fitted_pair(3000, 3000, 132, BF, BF, b_kmajor=False) == CLUSTER_LARGE
+        assert fitted_pair(3000, 3000, 132, BF, BF) == CLUSTER_WIDE
+    finally:
+        off_sector.N_MAJOR_TWO_PART_PAIRS = saved
 
 
 def test_rows_off_sectors_skip_128x128_tiles_alone_with_a_wave_of_128x256_ones():

@@ -131,12 +131,19 @@ class GemmConfig:
 
     @property
     def b_pieces(self) -> int:
+        """TMA boxes one B tile arrives in, read along K (b_pieces_for)."""
+        return self.b_pieces_for(True)
+
+    def b_pieces_for(self, b_kmajor: bool) -> int:
         """TMA boxes one B tile arrives in: a cluster pair's two halves (each CTA loads one; columns, in either
         layout), a two-part tile's rest-wide boxes (TMA boxes need power-of-two sides: 128x192 three of 64, 128x144
-        nine of 16), a two-part pair's boxes half as wide as its rest (128x192: six of 32, three loaded by each
-        CTA); else one."""
-        pieces = self.block_n // width_parts(self.block_n)[1] if is_two_part(self.block_n) else 1
-        return pieces * self.cluster_m
+        nine of 16). A two-part pair's B read along K comes in boxes half as wide as its rest (128x192: six of 32,
+        three loaded by each CTA); read along N, its rest-wide boxes stay whole (halved, 64 bf16 columns would be
+        64-byte rows inside a 128-byte swizzle) and the CTAs take every other one (128x192: two and one). Else one."""
+        if not is_two_part(self.block_n):
+            return self.cluster_m
+        pieces = self.block_n // width_parts(self.block_n)[1]
+        return pieces * self.cluster_m if b_kmajor else pieces
 
     def epilogue_buffers(self) -> int:
         if self.swap_ab and self.store_chunks == 1:
@@ -300,12 +307,6 @@ def weight_layout_problem(cfg: GemmConfig, weight_k_contiguous: bool | None) -> 
     into the lower half of a 64-row wgmma slot, which only a K-contiguous box can do."""
     if cfg.block_m < 64 and weight_k_contiguous is False:
         return (f"config {cfg.name}: {cfg.block_m}-row swap-AB tiles need the weight (the product's B) contiguous "
-                "along K, as an nn.Linear weight is; got one contiguous along N")
-    if cfg.cluster_m > 1 and is_two_part(cfg.block_n) and weight_k_contiguous is False:
-        # Each CTA of a pair loads half of every rest-wide box of B: an N-contiguous 128x192 box is already three of
-        # 64 columns, whose halves would be 64-byte rows inside a 128-byte swizzle.
-        return (f"config {cfg.name}: a two-part tile (block_n={cfg.block_n}) in a cluster pair splits each "
-                "rest-wide box of the weight between the CTAs, which needs the weight (the product's B) contiguous "
                 "along K, as an nn.Linear weight is; got one contiguous along N")
     return None
 

@@ -61,6 +61,9 @@ FP8_CLUSTER_SMALL = CLUSTER_SMALL.replace(block_k=128)
 # the pair's odd tile-row adding a wave: N_MAJOR_PAIR_NO_EXTRA_WAVE refuses that (results/2026-11-27-s36/).
 N_MAJOR_PAIRS = True
 N_MAJOR_PAIR_NO_EXTRA_WAVE = True
+# Whether fitted_pair offers the two-part pairs on such a weight too (their rest-wide boxes whole, taken by the CTAs
+# in turn: GemmConfig.b_pieces_for), on the K-major rule's wave model and tile times.
+N_MAJOR_TWO_PART_PAIRS = True
 # Whether such a pair also replaces a plan that the one-partition rule would run (one wave of short-K tiles); False
 # until measured (ops/gemm_impl._heuristics_tile asks).
 N_MAJOR_PAIRS_OVER_ONE_PARTITION = False
@@ -120,7 +123,8 @@ def fitted_pair(M: int, N: int, num_sms: int, in_dtype: torch.dtype, out_dtype: 
     from .heuristics import WIDE_160_TILE_TIME, WIDE_MIN_GAIN, WIDE_TILE_TIME  # heuristics imports this module
 
     options = [(CLUSTER_LARGE, 1.0)]
-    if OFF_SECTOR_TWO_PART_PAIRS and out_dtype.itemsize == 2 and b_kmajor:  # measured on 16-bit outputs only
+    if (OFF_SECTOR_TWO_PART_PAIRS and out_dtype.itemsize == 2  # measured on 16-bit outputs only
+            and (b_kmajor or N_MAJOR_TWO_PART_PAIRS)):
         options += [(CLUSTER_WIDE, WIDE_TILE_TIME), (CLUSTER_WIDE_160, WIDE_160_TILE_TIME)]
     per_wave = max(num_sms // 2, 1)
     best, best_time = CLUSTER_LARGE, None

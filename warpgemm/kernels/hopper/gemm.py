@@ -28,13 +28,10 @@ def operand_blocks(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool):
     """TMA boxes of the kernel's A and B operands (the caller's B and A when swapped) and of C."""
     bm, bn, bk = cfg.block_m, cfg.block_n, cfg.block_k
     a_block = (1, bm, bk) if a_kmajor else (1, bk, bm)
-    # A B tile may come in pieces along N (GemmConfig.b_pieces): a cluster pair's halves (each CTA loads one), a
-    # two-part tile's rest-wide boxes, a two-part pair's halves of those (K-major B only:
-    # config.weight_layout_problem).
-    if cfg.cluster_m > 1 and is_two_part(bn) and not b_kmajor:
-        raise ValueError(f"config {cfg.name}: a two-part cluster pair splits B's rest-wide boxes by rows, which needs "
-                         "a K-major B (the weight contiguous along K)")
-    b_block = (1, bn // cfg.b_pieces, bk) if b_kmajor else (1, bk, bn // cfg.b_pieces)
+    # A B tile may come in pieces along N (GemmConfig.b_pieces_for): a cluster pair's halves (each CTA loads one), a
+    # two-part tile's rest-wide boxes, a two-part pair's halves of those (K-major B) or the boxes themselves.
+    pieces = cfg.b_pieces_for(b_kmajor)
+    b_block = (1, bn // pieces, bk) if b_kmajor else (1, bk, bn // pieces)
     # Under swap-AB C's box is the transposed tile (x's rows by the weight's), whole or in row chunks.
     c_block = (1, bn // cfg.store_chunks, bm) if cfg.swap_ab else (1, bm, bn // cfg.store_chunks)
     return a_block, b_block, c_block
@@ -168,7 +165,7 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
                 SCALE=scale, GROUP_M=cfg.group_m, STAGES=cfg.stages, SPLIT_K=cfg.split_k, CONSUMERS=cfg.consumers,
                 SWAP_AB=cfg.swap_ab, RAGGED_K=ragged_k, L2_STORE_HINT=store_hint(ragged_k),
                 PRODUCER_REGS=cfg.producer_regs, CONSUMER_REGS=worker_consumer_regs(cfg), CLUSTER_M=cfg.cluster_m,
-                B_PIECES=cfg.b_pieces, WARP_SPECIALIZE=cfg.warp_specialize,
+                B_PIECES=cfg.b_pieces_for(b_kmajor), WARP_SPECIALIZE=cfg.warp_specialize,
                 K_SERPENTINE=k_serpentine(cfg, grouped, ragged_k),
                 WEIGHT_HINT=LOAD_PASS_VERSION if weight_hint else 0, EARLY_WEIGHT=early_weight,
                 SchedulerImpl=scheduler, EpilogueImpl=epilogue, PARTS_HASH=parts_source_hash())
