@@ -1,5 +1,5 @@
 """Does the number of TMA boxes a B tile arrives in cost time? The same kernel config with B loaded as one box and
-as 2-16 row pieces of it (GemmConfig.b_pieces forced for the probe; the pieces land in the same slot, so the
+as 2-16 row pieces of it (GemmConfig.b_pieces_for forced for the probe; the pieces land in the same slot, so the
 arithmetic is unchanged), timed in alternating rounds, each checked against an fp32 product. Two-part tiles load B
 in rest-wide pieces (128x144: nine boxes of 16 rows a K step); this separates that cost from their small wgmma.
 
@@ -22,7 +22,7 @@ from warpgemm.testing import add_probe_rows, probe_operands, rel_error, write_pr
 
 
 def launch_with_pieces(cfg, pieces, a3, b3, c3):
-    with mock.patch.object(GemmConfig, "b_pieces", property(lambda self: pieces)):
+    with mock.patch.object(GemmConfig, "b_pieces_for", lambda self, b_kmajor: pieces):
         launch = GemmLaunch(cfg, tma.describe(a3, 2), tma.describe(b3, 1), tma.describe(c3, 2), False, False, False,
                             torch.cuda.get_device_properties(0).multi_processor_count)
         launch.launch(a3, b3, c3, None)  # compiles under the patched property

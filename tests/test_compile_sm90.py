@@ -289,7 +289,7 @@ def test_cluster_variant_is_rewritten_into_a_cluster_kernel(cfg):
     ptx = compile_gemm(cfg, a_batched=False).asm["ptx"]
     assert ".reqnctapercluster 2, 1, 1" in ptx
     # One multicast per box of B (two row halves; a two-part tile's rest-wide boxes each cut in two).
-    assert ptx.count(".multicast::cluster [") == ptx.count(MULTICAST_BEGIN) == cfg.b_pieces >= 2
+    assert ptx.count(".multicast::cluster [") == ptx.count(MULTICAST_BEGIN) == cfg.b_pieces_for(True) >= 2
     assert ptx.count("mapa.shared::cluster.u32") == ptx.count(REMOTE_ARRIVE) >= 1
     assert ptx.count("mbarrier.arrive.shared::cluster.b64") == ptx.count(REMOTE_ARRIVE)
     assert ".release.cluster.shared::cluster" not in ptx

@@ -58,7 +58,8 @@ def test_32_row_tiles_need_a_k_contiguous_weight():
     assert check_config(DECODE_SHORT_K, bf, bf, weight_k_contiguous=True) is None
     assert check_config(DECODE_SHORT_K, bf, bf) is None  # layout left out
     for cfg in SHIPPED_CONFIGS:
-        if cfg.block_m >= 64 and cfg.b_pieces == 1:  # two-part widths: test_192_column_tiles, test_two_part_widths
+        # Two-part widths: test_192_column_tiles, test_two_part_widths.
+        if cfg.block_m >= 64 and cfg.b_pieces_for(True) == 1:
             assert check_config(cfg, bf, bf, weight_k_contiguous=False) == check_config(cfg, bf, bf)
 
 
@@ -70,9 +71,10 @@ def test_192_column_tiles():
     cfg = GemmConfig(128, 192, 64, 4, 8, store_chunks=3)
     assert check_config(cfg, bf, bf) is None and check_config(cfg, bf, torch.float32) is None
     assert check_config(cfg.replace(stages=5), bf, bf) is not None  # 5 x 40 KB ring + 32 KB of store buffers
-    assert cfg.b_pieces == 3 and GemmConfig().b_pieces == 1 and GemmConfig(cluster_m=2).b_pieces == 2
+    assert cfg.b_pieces_for(True) == cfg.b_pieces_for(False) == 3 and GemmConfig().b_pieces_for(True) == 1
+    assert GemmConfig(cluster_m=2).b_pieces_for(True) == GemmConfig(cluster_m=2).b_pieces_for(False) == 2
     pair = cfg.replace(cluster_m=2)  # each CTA loads 3 of 6 32-row boxes
-    assert pair.b_pieces == 6 and check_config(pair, bf, bf) is None
+    assert pair.b_pieces_for(True) == 6 and check_config(pair, bf, bf) is None
     assert operand_blocks(pair, True, True) == ((1, 128, 64), (1, 32, 64), (1, 128, 64))
     assert "16-bit inputs only" in check_config(pair.replace(block_k=128), torch.float8_e4m3fn, bf)
     assert operand_blocks(cfg, True, True) == ((1, 128, 64), (1, 64, 64), (1, 128, 64))
@@ -92,12 +94,12 @@ def test_two_part_widths():
     cfg = GemmConfig(128, 144, 64, 6, 8, store_chunks=9)
     assert check_config(cfg, bf, bf) is None and check_config(cfg, bf, torch.float32) is None
     assert check_config(cfg.replace(stages=7), bf, bf) is not None  # 7 x 34 KB ring + 8 KB of chunk buffers
-    assert cfg.b_pieces == 9 and cfg.name == "128x144x64_s6_w8_g8_c9"
+    assert cfg.b_pieces_for(True) == 9 and cfg.name == "128x144x64_s6_w8_g8_c9"
     assert operand_blocks(cfg, True, True) == ((1, 128, 64), (1, 16, 64), (1, 128, 16))
     assert operand_blocks(cfg, False, False) == ((1, 64, 128), (1, 64, 16), (1, 128, 16))
-    assert GemmConfig(128, 160, 64, 5, 8, store_chunks=5).b_pieces == 5
-    assert GemmConfig(128, 80, 64, 7, 8, store_chunks=5).b_pieces == 5
-    assert GemmConfig(128, 96, 64, 7, 8, store_chunks=3).b_pieces == 3
+    assert GemmConfig(128, 160, 64, 5, 8, store_chunks=5).b_pieces_for(True) == 5
+    assert GemmConfig(128, 80, 64, 7, 8, store_chunks=5).b_pieces_for(True) == 5
+    assert GemmConfig(128, 96, 64, 7, 8, store_chunks=3).b_pieces_for(True) == 3
 
 
 def test_fp32_output_rejects_the_large_tile():
@@ -318,7 +320,7 @@ def test_cluster_tiles_read_either_weight_layout():
     assert check_config(cfg, torch.bfloat16, torch.bfloat16) is None
     assert weight_layout_problem(cfg, True) is None and weight_layout_problem(cfg, False) is None
     assert operand_blocks(cfg, True, False)[1] == (1, 64, 128)  # N-major: each CTA loads 128 of the 256 columns
-    assert cfg.name.endswith("_cm2") and cfg.b_pieces_for(False) == cfg.b_pieces == 2
+    assert cfg.name.endswith("_cm2") and cfg.b_pieces_for(False) == cfg.b_pieces_for(True) == 2
     wide = GemmConfig(128, 192, 64, 4, 8, store_chunks=3, cluster_m=2)
     assert weight_layout_problem(wide, True) is None and weight_layout_problem(wide, False) is None
     assert check_config(wide, torch.bfloat16, torch.bfloat16, weight_k_contiguous=False) is None

@@ -59,7 +59,8 @@ def test_cluster_tiles_on_a_weight_contiguous_along_n(cfg):
     take its rest-wide boxes in turn (128x192: two and one). Ragged edges, N off 32-byte sectors, batches, fp32 out
     where it fits."""
     g = torch.Generator(device=DEV).manual_seed(45)
-    for m, n, k in ((1, 8, 1), (128, 256, 64), (640, 1000, 520), (1000, 3000, 1000), (333, 77, 4097), (3000, 2504, 1024)):
+    for m, n, k in ((1, 8, 1), (128, 256, 64), (640, 1000, 520), (1000, 3000, 1000), (333, 77, 4097),
+                    (3000, 2504, 1024)):
         a, b = rand(m, k, g=g), rand(k, n, g=g)
         if n % 8 == 0:  # rows of whole 16 bytes: read in place (else a padded copy, as for any tile)
             assert "B MN-major, read in place" in warpgemm.explain(a, b, config=cfg)
@@ -118,8 +119,8 @@ def test_heuristics_take_cluster_pairs_for_weight_rows_off_sectors():
 def test_heuristics_take_cluster_pairs_for_n_major_weight_rows_off_sectors():
     """A weight read along N (B row-major (K, N)) whose rows start off 32-byte sectors (N = 8 mod 16) takes the pair of
     the chosen tile (off_sector.N_MAJOR_PAIRS; the two-part pairs by fitted_pair: N_MAJOR_TWO_PART_PAIRS). All five
-    pairs, odd tile-rows, ragged columns, fp16 with bias (a 128x160 pair), fp32 out (the 64x128 pair: the 128x256 one does not fit it),
-    batched A, and a graph replay and two streams bitwise equal to the first call."""
+    pairs, odd tile-rows, ragged columns, fp16 with bias (a 128x160 pair), fp32 out (the 64x128 pair: the 128x256 one
+    does not fit it), batched A, and a graph replay and two streams bitwise equal to the first call."""
     from warpgemm.heuristics import CLUSTER_LARGE, CLUSTER_MEDIUM, CLUSTER_SMALL, CLUSTER_WIDE, CLUSTER_WIDE_160
 
     g = torch.Generator(device=DEV).manual_seed(46)
@@ -131,8 +132,9 @@ def test_heuristics_take_cluster_pairs_for_n_major_weight_rows_off_sectors():
         plan = warpgemm.explain(a, b)
         assert f"config={pair.name}" in plan and "B MN-major, read in place" in plan, plan
         assert_ok(check_matmul(a, b), f"nn {m}x{n}x{k}")
-    a, b, bias = rand(1500, 1000, g=g), rand(1000, 3000, g=g), rand(3000, g=g)
-    assert_ok(check_matmul(a.half(), b.half(), bias=bias.half()), "nn fp16 + bias")
+    a, b, bias = rand(1500, 1000, g=g).half(), rand(1000, 3000, g=g).half(), rand(3000, g=g).half()
+    assert f"config={CLUSTER_WIDE_160.name}" in warpgemm.explain(a, b, bias=bias)
+    assert_ok(check_matmul(a, b, bias=bias), "nn fp16 + bias")
     a, b = rand(606, 1824, g=g), rand(1824, 1128, g=g)
     assert "_cm2" in warpgemm.explain(a, b, out_dtype=torch.float32)
     assert_ok(check_matmul(a, b, out_dtype=torch.float32), "nn fp32 out")

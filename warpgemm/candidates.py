@@ -58,8 +58,10 @@ CLUSTER_CANDIDATES: tuple[GemmConfig, ...] = (
     _C(128, 256, 64, 3, 8, group_m=16, cluster_m=2),
     _C(128, 128, 64, 6, 4, cluster_m=2),
     _C(64, 128, 64, 8, 4, cluster_m=2),
-    _C(128, 192, 64, 4, 8, group_m=16, store_chunks=3, cluster_m=2),  # two-part: each CTA loads 3 of 6 32-row boxes
-    _C(128, 160, 64, 5, 8, store_chunks=5, cluster_m=2),  # 128 + 32 columns: 5 of 10 16-row boxes each
+    # Two-part: 3 of 6 32-row boxes a CTA (B N-major: 2 and 1 of 3 whole boxes); 128 + 32: 5 of 10 16-row boxes each
+    # (N-major: 3 and 2 of 5).
+    _C(128, 192, 64, 4, 8, group_m=16, store_chunks=3, cluster_m=2),
+    _C(128, 160, 64, 5, 8, store_chunks=5, cluster_m=2),
 )
 CANDIDATES = tuple(dict.fromkeys(DENSE_CANDIDATES + MID_CANDIDATES + DECODE_CANDIDATES + CLUSTER_CANDIDATES))
 SUITE_CANDIDATES = {"dense": DENSE_CANDIDATES, "quick": DENSE_CANDIDATES, "odd": DENSE_CANDIDATES,

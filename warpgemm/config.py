@@ -25,8 +25,8 @@ MAX_ACC_REGS = 128
 # waves where 128 and 256 do not, as the odd-width tiles cuBLAS picks do (3072^2 outputs: 384 tiles of 128x192, 2.9
 # waves, against 288 of 128x256, 2.2; 1536^2: 132 tiles of 128x144, one exact wave, against 144 of 128x128).
 TWO_PART_WIDTHS = (80, 96, 144, 160, 192)
-# The two-part widths a 2-CTA cluster pair runs (each CTA loads half of every rest-wide box of B; measured on 16-bit
-# inputs only: check_config).
+# The two-part widths a 2-CTA cluster pair runs (B's rest-wide boxes split between the CTAs: GemmConfig.b_pieces_for;
+# measured on 16-bit inputs only: check_config).
 TWO_PART_PAIR_WIDTHS = (160, 192)
 WIDE_BLOCK_N = 192
 
@@ -84,8 +84,9 @@ class GemmConfig:
         copy made per call (the heuristics take 64-row tiles for such a weight instead).
     cluster_m: 1 = programs run alone; 2 = programs run in 2-CTA clusters on pairs of vertically adjacent tiles
         (same columns), each loading half of their common B tile (half of its columns; a two-part tile: half of
-        every rest-wide box, K-major B only) and multicasting it to both (TMA multicast, added to Triton's PTX:
-        kernels/hopper/ptx_hints.py), which halves B's L2 -> shared memory traffic.
+        every rest-wide box of a K-major B, every other whole box of an N-major one) and multicasting it to both
+        (TMA multicast, added to Triton's PTX: kernels/hopper/ptx_hints.py), which halves B's L2 -> shared memory
+        traffic.
     warp_specialize: True = a one-warp TMA producer partition feeds the consumer partition(s); False = one
         partition: the consumer warps issue the TMA loads themselves, STAGES steps ahead within each unit
         (kernels/hopper/one_partition.py). It saves the ~0.4 us a program pays to start and end partitions, and
@@ -128,11 +129,6 @@ class GemmConfig:
                 + (f"_c{self.store_chunks}" if self.store_chunks > 1 else "")
                 + ("_streamk" if self.stream_k else "") + ("_swap" if self.swap_ab else "")
                 + (f"_cm{self.cluster_m}" if self.cluster_m > 1 else "") + ("" if self.warp_specialize else "_flat"))
-
-    @property
-    def b_pieces(self) -> int:
-        """TMA boxes one B tile arrives in, read along K (b_pieces_for)."""
-        return self.b_pieces_for(True)
 
     def b_pieces_for(self, b_kmajor: bool) -> int:
         """TMA boxes one B tile arrives in: a cluster pair's two halves (each CTA loads one; columns, in either
@@ -294,8 +290,8 @@ def wide_tile_problem(cfg: GemmConfig) -> str | None:
         return (f"block_n={cfg.block_n} runs whole plain 128-row tiles on two warpgroups, stored in {chunks} "
                 f"{cfg.block_n // chunks}-column chunks (block_m=128, consumer_warps=8, split_k=1, stream_k=False, "
                 f"swap_ab=False, consumers=1, store_chunks={chunks}), got {cfg.name}")
-    # A pair splits each rest-wide box of B into two row halves, one per CTA (rests under 32 columns would make
-    # halves under 16 rows). The two measured and tested pairs only: 128x192 and 128x160.
+    # A pair splits each rest-wide box of a K-major B into two row halves, one per CTA (rests under 32 columns would
+    # make halves under 16 rows). The two measured and tested pairs only: 128x192 and 128x160.
     if cfg.cluster_m > 1 and cfg.block_n not in TWO_PART_PAIR_WIDTHS:
         return (f"block_n={cfg.block_n} in a cluster pair (cluster_m={cfg.cluster_m}): two-part pairs are "
                 f"{' and '.join(str(w) for w in TWO_PART_PAIR_WIDTHS)} columns wide, got {cfg.name}")

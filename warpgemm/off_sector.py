@@ -1,7 +1,8 @@
 """The 2-CTA cluster pairs that replace the heuristics' tiles where a weight's rows start off 32-byte sectors (read
 along K: 16-bit inputs with K = 8 mod 16, fp8 with K = 16 mod 32; read along N: 16-bit inputs with N = 8 mod 16):
-which pair, where, and the measurements behind it. ops/gemm_impl.resolve_config and ops/scaled.plan apply `off_sector_config` after the heuristics' choice;
-heuristics.OFF_SECTOR_NO_MEDIUM and FEW_ROWS_WIDE's exclusion of such rows are the parts that live in choose_config."""
+which pair, where, and the measurements behind it. ops/gemm_impl.resolve_config and ops/scaled.plan apply
+`off_sector_config` after the heuristics' choice; heuristics.OFF_SECTOR_NO_MEDIUM and FEW_ROWS_WIDE's exclusion of
+such rows are the parts that live in choose_config."""
 from __future__ import annotations
 
 import torch
@@ -32,7 +33,8 @@ CLUSTER_SMALL = GemmConfig(block_m=64, block_n=128, block_k=64, stages=8, consum
 # min 0.946 (medium_pair_heldout2.json).
 OFF_SECTOR_MEDIUM_PAIR = True
 CLUSTER_MEDIUM = GemmConfig(block_m=128, block_n=128, block_k=64, stages=6, consumer_warps=4, group_m=8, cluster_m=2)
-# Two-part pairs (128 + 64 and 128 + 32 columns; each CTA loads half of every rest-wide box of B). Where the 128x256
+# Two-part pairs (128 + 64 and 128 + 32 columns; on a weight read along K each CTA loads half of every rest-wide box
+# of B, on one read along N every other whole box: GemmConfig.b_pieces_for). Where the 128x256
 # pairs leave their last wave part-filled, a narrower pair fits the waves, as the plain two-part tiles do on rows on
 # sectors (heuristics.WIDE, WIDE_160): on 16 off-sector shapes whose 16-bit plan the 128x256 pair took (1-2.3 waves of
 # it), the 128x192 pair ran 0.95-1.32x the 128x256 one, the 128x160 pair 0.87-1.32x; the pair wave model below, with
@@ -55,26 +57,31 @@ FP8_CLUSTER_SMALL = CLUSTER_SMALL.replace(block_k=128)
 
 
 # A weight read along N (B row-major (K, N)) whose rows start off sectors takes the pairs of power-of-two tiles too
-# (each CTA loads half of B's columns; two-part pairs are K-major only). Forced, the 128x256 pair ran ahead of the plan
-# on 6 of 8 such shapes by 8-26% (results/2026-11-27-s35/nn_pairs.json); held out (seed 87, 16 nn shapes) the rule took
-# 0.729 -> 0.794x cuBLAS after a flush and 0.749 -> 0.811x back to back. Its one clear loss (636x31768x5792, -10%) was
-# the pair's odd tile-row adding a wave: N_MAJOR_PAIR_NO_EXTRA_WAVE refuses that (results/2026-11-27-s36/).
+# (each CTA loads half of B's columns; the two-part pairs under N_MAJOR_TWO_PART_PAIRS below). Forced, the 128x256 pair
+# ran ahead of the plan on 6 of 8 such shapes by 8-26% (results/2026-11-27-s35/nn_pairs.json); held out (seed 87, 16 nn
+# shapes) the rule took 0.729 -> 0.794x cuBLAS after a flush and 0.749 -> 0.811x back to back. Its one clear loss
+# (636x31768x5792, -10%) was the pair's odd tile-row adding a wave: N_MAJOR_PAIR_NO_EXTRA_WAVE refuses that
+# (results/2026-11-27-s36/). So amended, on 14 fresh shapes (seed 88): 0.843 -> 0.972x after a flush, 0.839 -> 0.972x
+# back to back, all 14 ahead.
 N_MAJOR_PAIRS = True
 N_MAJOR_PAIR_NO_EXTRA_WAVE = True
 # Whether fitted_pair offers the two-part pairs on such a weight too (their rest-wide boxes whole, taken by the CTAs
-# in turn: GemmConfig.b_pieces_for), on the K-major rule's wave model and tile times.
+# in turn: GemmConfig.b_pieces_for), on the K-major rule's wave model and tile times. Held out (seed 90, 16 nn shapes
+# where it changes the plan): 0.742 -> 0.781x after a flush, 0.777 -> 0.802x back to back; 5 lost 3-6% one way.
 N_MAJOR_TWO_PART_PAIRS = True
-# Whether such a pair also replaces a plan that the one-partition rule would run (one wave of short-K tiles); False
-# until measured (ops/gemm_impl._heuristics_tile asks).
+# Whether such a pair also replaces a plan that the one-partition rule would run (one wave of short-K tiles;
+# ops/gemm_impl._heuristics_tile asks). Measured (nn_flat89/, 9 such shapes): the pair behind, 0.866 against 0.896x
+# after a flush and 0.790 against 0.846x back to back.
 N_MAJOR_PAIRS_OVER_ONE_PARTITION = False
 
 
 def off_sector_config(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: int, in_dtype: torch.dtype,
                       out_dtype: torch.dtype, b_kmajor: bool = True) -> tuple[GemmConfig, str] | None:
     """The cluster pair that replaces the heuristics' `cfg` for a weight whose rows start off 32-byte sectors
-    (OFF_SECTOR_CLUSTERS' comment; `b_kmajor` False: read along N, N_MAJOR_PAIRS' comment), with the reason; None to keep `cfg` (swap-AB decode tiles, which stream
-    the weight once and lose 2-7% there; 64-row decode tiles; shapes and dtypes a pair cannot take; batched products,
-    on which no rule was measured). ops/gemm_impl.resolve_config and ops/scaled.plan apply it after choose_config."""
+    (OFF_SECTOR_CLUSTERS' comment; `b_kmajor` False: read along N, N_MAJOR_PAIRS' comment), with the reason; None to
+    keep `cfg` (swap-AB decode tiles, which stream the weight once and lose 2-7% there; 64-row decode tiles; shapes
+    and dtypes a pair cannot take; batched products, on which no rule was measured). ops/gemm_impl.resolve_config
+    and ops/scaled.plan apply it after choose_config."""
     # The pairs' K steps are 128 bytes (64 bf16 / fp16 elements, 128 fp8), as are those of the tiles they replace.
     fp8 = in_dtype.itemsize == 1
     if not b_kmajor and (not N_MAJOR_PAIRS or fp8):

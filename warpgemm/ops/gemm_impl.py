@@ -77,7 +77,7 @@ def _heuristics_tile(a3: torch.Tensor, c3: torch.Tensor, b3: torch.Tensor | None
     b_kmajor = b_geom is not None and b_geom.contiguous_dim == 1
     if b_off and (b_kmajor or off_sector.N_MAJOR_PAIRS_OVER_ONE_PARTITION or one_partition_rule.one_partition_config(
             cfg, batches, M, N, a3.shape[2], sms, a3.dtype, c3.dtype) is None):
-        # A cluster pair can take it (two-part pairs: a weight read along K only).
+        # A cluster pair can take it (not, on a weight read along N, a plan the one-partition rule runs: measured).
         pair = off_sector.off_sector_config(cfg, batches, M, N, sms, a3.dtype, c3.dtype, b_kmajor=b_kmajor)
         if pair is not None:
             cfg, why = pair[0], f"{why}; {pair[1]}"

@@ -117,10 +117,10 @@ class GemmOperands:
     @gluon.constexpr_function
     def block_n(self):
         # From B's box: the output descriptor's box may be a column chunk of the tile. A B tile can arrive in
-        # B_PIECES pieces along N (config.GemmConfig.b_pieces): in a cluster pair each CTA loads every other piece
-        # (half of the tile's columns) and receives the rest from its peer; a two-part tile (TMA boxes must have
-        # power-of-two sides) comes in boxes as wide as its rest (192 columns: three of 64; 144: nine of 16), a
-        # two-part pair's in boxes half that wide (192: six of 32).
+        # B_PIECES pieces along N (config.GemmConfig.b_pieces_for): in a cluster pair each CTA loads every other
+        # piece and receives the rest from its peer; a two-part tile (TMA boxes must have power-of-two sides) comes in
+        # boxes as wide as its rest (192 columns: three of 64; 144: nine of 16), a two-part pair's on a K-major B in
+        # boxes half that wide (192: six of 32), on an N-major one in the rest-wide boxes (two and one a CTA).
         box = self.b_desc.block_type.shape
         return (box[1] if self.B_KMAJOR else box[2]) * self.B_PIECES
 
@@ -341,9 +341,10 @@ def load_b(p: GemmOperands, work, at, index, bar, pred=True):
     if p.WEIGHT_HINT and not p.SWAP_AB:
         evict_first_begin()
     if p.B_PIECES > 1:
-        # The tile in pieces along N (GemmConfig.b_pieces): a two-part tile's rest-wide boxes, a cluster pair's halves
-        # (of the tile, or of each rest-wide box). In a pair rank r loads pieces r, r + 2, ... into both CTAs' slots
-        # (multicast), so each CTA issues half of the tile's columns.
+        # The tile in pieces along N (GemmConfig.b_pieces_for): a two-part tile's rest-wide boxes, a cluster pair's
+        # halves (of the tile, or of each rest-wide box of a K-major B). In a pair rank r loads pieces r, r + 2, ...
+        # into both CTAs' slots (multicast): half of the tile's columns each, or with an odd count (a two-part pair's
+        # whole boxes on an N-major B) one piece more for rank 0.
         DIM: gl.constexpr = 1 if p.B_KMAJOR else 2
         WIDTH: gl.constexpr = p.b_desc.block_type.shape[DIM]
         if p.CLUSTER_M == 2:
