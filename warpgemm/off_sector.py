@@ -33,13 +33,13 @@ CLUSTER_SMALL = GemmConfig(block_m=64, block_n=128, block_k=64, stages=8, consum
 # min 0.946 (medium_pair_heldout2.json).
 OFF_SECTOR_MEDIUM_PAIR = True
 CLUSTER_MEDIUM = GemmConfig(block_m=128, block_n=128, block_k=64, stages=6, consumer_warps=4, group_m=8, cluster_m=2)
-# Two-part pairs (128 + 64 and 128 + 32 columns; on a weight read along K each CTA loads half of every rest-wide box
-# of B, on one read along N every other whole box: GemmConfig.b_pieces_for). Where the 128x256
-# pairs leave their last wave part-filled, a narrower pair fits the waves, as the plain two-part tiles do on rows on
-# sectors (heuristics.WIDE, WIDE_160): on 16 off-sector shapes whose 16-bit plan the 128x256 pair took (1-2.3 waves of
-# it), the 128x192 pair ran 0.95-1.32x the 128x256 one, the 128x160 pair 0.87-1.32x; the pair wave model below, with
-# the heuristics' own tile times (WIDE_TILE_TIME, WIDE_160_TILE_TIME: no new constant), picked the best pair or one
-# within 2% on all 16: 1.142x geomean over the 128x256 pair (results/2026-11-27-s35/pairs_found.json).
+# Two-part pairs (128 + 64 and 128 + 32 columns; on a weight read along K each CTA loads half of every rest-wide box of
+# B, on one read along N every other whole box: GemmConfig.b_pieces_for). Where the 128x256 pairs leave their last wave
+# part-filled, a narrower pair fits the waves, as the plain two-part tiles do on rows on sectors (heuristics.WIDE,
+# WIDE_160): on 16 off-sector shapes whose 16-bit plan the 128x256 pair took (1-2.3 waves of it), the 128x192 pair ran
+# 0.95-1.32x the 128x256 one, the 128x160 pair 0.87-1.32x; the pair wave model below, with the heuristics' own tile
+# times (WIDE_TILE_TIME, WIDE_160_TILE_TIME: no new constant), picked the best pair or one within 2% on all 16: 1.142x
+# geomean over the 128x256 pair (results/2026-11-27-s35/pairs_found.json).
 OFF_SECTOR_TWO_PART_PAIRS = True
 CLUSTER_WIDE = GemmConfig(block_m=128, block_n=192, block_k=64, stages=4, consumer_warps=8, group_m=16, store_chunks=3,
                           cluster_m=2)

@@ -39,11 +39,10 @@ def a_slots_shape(stages, box, a_kmajor):
 
 @gluon.constexpr_function
 def b_slots_shape(stages, box, b_kmajor, pieces, rest=False):
-    # A B tile may arrive in pieces along N: a cluster pair's halves, a two-part tile's rest-wide boxes (128x192:
-    # three 64-wide ones; K-major: rows, N-major: contiguous columns), a two-part pair's halves of those (K-major B;
-    # an N-major one keeps the boxes whole: GemmConfig.b_pieces_for). Each slot
-    # holds all of them, a two-part tile's in two buffers (shared buffers need power-of-two sides): its main part,
-    # and `rest`.
+    # A B tile may arrive in pieces along N: a cluster pair's halves, a two-part tile's rest-wide boxes (128x192: three
+    # 64-wide ones; K-major: rows, N-major: contiguous columns), a two-part pair's halves of those (K-major B; an
+    # N-major one keeps the boxes whole: GemmConfig.b_pieces_for). Each slot holds all of them, a two-part tile's in two
+    # buffers (shared buffers need power-of-two sides): its main part, and `rest`.
     n_dim = 1 if b_kmajor else 2
     width = box[n_dim] * pieces
     main = main_columns(width)
