@@ -89,7 +89,7 @@ def off_sector_config(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: in
     if (not OFF_SECTOR_CLUSTERS or batches != 1 or cfg.swap_ab or cfg.split_k > 1 or cfg.stream_k
             or cfg.consumers > 1 or cfg.block_k != 128 // in_dtype.itemsize):
         return None
-    rows, tiles_n = cdiv(M, 128), cdiv(N, 128)
+    rows = cdiv(M, 128)
     if cfg.block_m == 64 and cfg.block_n == 128:  # SMALL, FP8_SMALL
         pair = FP8_CLUSTER_SMALL if fp8 else CLUSTER_SMALL
     elif (cfg.block_m == 128 and M >= OFF_SECTOR_LARGE_MIN_M
@@ -98,7 +98,7 @@ def off_sector_config(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: in
                    and is_two_part(cfg.block_n)))):
         pair = FP8_CLUSTER_LARGE if fp8 else fitted_pair(M, N, num_sms, in_dtype, out_dtype, b_kmajor)
     elif (OFF_SECTOR_MEDIUM_PAIR and not fp8 and cfg.block_m == 128 and cfg.block_n == 128 and rows > 1
-          and cdiv(2 * cdiv(rows, 2) * tiles_n, num_sms) <= cdiv(rows * tiles_n, num_sms)):
+          and not pair_adds_a_wave(CLUSTER_MEDIUM, M, N, num_sms)):
         # A pair covers two tile-rows: an odd count adds a row of idle CTAs, which must not add a wave.
         pair = CLUSTER_MEDIUM
     else:
@@ -113,8 +113,8 @@ def off_sector_config(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: in
 
 def pair_adds_a_wave(pair: GemmConfig, M: int, N: int, num_sms: int) -> bool:
     """Whether `pair` needs more waves than its tile unpaired: a pair takes two tile-rows, so an odd count of rows
-    leaves half of the last band's CTAs idle. Applied to weights read along N, where it was measured (the K-major rule
-    was held out without it)."""
+    leaves half of the last band's CTAs idle. The 128x128 pair's condition; for the other pairs applied to weights read
+    along N, where it was measured (the K-major rule was held out without it)."""
     tiles_n = cdiv(N, pair.block_n)
     paired = cdiv(cdiv(M, 2 * pair.block_m) * tiles_n, max(num_sms // 2, 1))
     return paired > cdiv(cdiv(M, pair.block_m) * tiles_n, num_sms)
