@@ -5,6 +5,9 @@ weight copies (--back-to-back's CUDA graphs).
     SET="warpgemm.kernels.hopper.gemm.WEIGHT_HINT_MAX_ROWS=512" \
         python3 scripts/setting_probe.py OUT.json MxNxK,MxNxK,... [flush|b2b] [rounds]
 
+FRESH_TRITON_CACHE=1 compiles everything afresh in a temporary Triton cache (for settings that change a PTX pass but
+not a kernel's constexprs, such as ptx_hints.LOAD_POLICY_FRACTION).
+
 LAYOUT=nn times B row-major (K, N) instead of W.T (setting_ab.sh passes it through).
 
 SET: comma-separated module.attribute=value (a Python literal), applied before the first plan (plans and recipes are
@@ -17,6 +20,11 @@ import importlib
 import json
 import os
 import sys
+import tempfile
+
+if os.environ.get("FRESH_TRITON_CACHE") == "1":
+    # Settings that change a PTX pass (not the kernel's constexprs) must not find binaries compiled under another.
+    os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="triton-cache-")
 
 import torch
 

@@ -1,4 +1,4 @@
-"""What a split-K tile would cost with a free reduction, on the few-row `mid` shapes (M = 128-256).
+"""What a split-K tile would cost with a free reduction, on the few-row `mid` shapes (M = 128-256 by default).
 
     PYTHONPATH=. python3 scripts/split_cost_probe.py OUT.json            # mid shapes, do_bench as `bench mid`
     PYTHONPATH=. python3 scripts/split_cost_probe.py OUT.json --decode   # swap-AB tiles, timed as `bench decode`
@@ -26,9 +26,11 @@ from warpgemm.ops import api, gemm_impl
 sys.path.insert(0, os.path.dirname(__file__))
 from _probe_epilogues import SplitNoPartials, SplitStoreOnly  # noqa: E402
 
-SHAPES = ["128x4096x4096", "128x14336x4096", "128x8192x8192", "256x4096x4096", "256x14336x4096", "256x8192x8192"]
-SPLITS = ["64x128x64_s8_w4_g8_sk2", "128x128x64_s6_w4_g8_sk2", "128x128x64_s6_w4_g8_sk4",
-          "128x256x64_s3_w8_g8_sk4", "128x256x64_s3_w8_g8_sk8"]
+# SPLIT_SHAPES / SPLIT_CONFIGS (comma-separated) replace the defaults.
+SHAPES = (os.environ.get("SPLIT_SHAPES") or "128x4096x4096,128x14336x4096,128x8192x8192,256x4096x4096,"
+          "256x14336x4096,256x8192x8192").split(",")
+SPLITS = (os.environ.get("SPLIT_CONFIGS") or "64x128x64_s8_w4_g8_sk2,128x128x64_s6_w4_g8_sk2,128x128x64_s6_w4_g8_sk4,"
+          "128x256x64_s3_w8_g8_sk4,128x256x64_s3_w8_g8_sk8").split(",")
 VARIANTS = {"full": gemm_mod.PartialSumEpilogue, "store_only": SplitStoreOnly, "no_partials": SplitNoPartials}
 
 
