@@ -6,7 +6,7 @@ weight copies (--back-to-back's CUDA graphs).
         python3 scripts/setting_probe.py OUT.json MxNxK,MxNxK,... [flush|b2b] [rounds]
 
 FRESH_TRITON_CACHE=1 compiles everything afresh in a temporary Triton cache (for settings that change a PTX pass but
-not a kernel's constexprs, such as ptx_hints.LOAD_POLICY_FRACTION).
+not a kernel's constexprs: session 37 ran a policy fraction in ptx_hints this way, see git history).
 
 LAYOUT=nn times B row-major (K, N) instead of W.T (setting_ab.sh passes it through).
 

@@ -72,9 +72,6 @@ EVICT_FIRST_BEGIN = "// warpgemm:evict-first-begin"
 EVICT_FIRST_END = "// warpgemm:evict-first-end"
 # Bump when the load rewrite changes: WEIGHT_HINT variants carry it, as L2_STORE_HINT carries PASS_VERSION.
 LOAD_PASS_VERSION = 1
-# The share of the weight's lines (by address) that take the evict-first policy; the rest keep their normal priority.
-# A probe setting (scripts/setting_probe.py with FRESH_TRITON_CACHE=1: the fraction is not part of the kernel's key).
-LOAD_POLICY_FRACTION = 1.0
 # A TMA load's operands ` [dst], [tensor map, {coords}], [mbarrier]`: the tensor map's register.
 _TENSOR_MAP = re.compile(r"^ \[[^\]]*\], \[(%rd\d+),")
 MULTICAST_BEGIN = "// warpgemm:multicast-begin"
@@ -192,7 +189,7 @@ def hint_marked_loads(ptx: str, policy: str = "evict_first") -> tuple[str, int, 
             open_loads = None
             regions += 1
         elif open_loads is not None and (m := _LOAD.match(line)):
-            line = (f"\t{{ .reg .b64 %l2ld; createpolicy.fractional.L2::{policy}.b64 %l2ld, {LOAD_POLICY_FRACTION!r};\n"
+            line = (f"\t{{ .reg .b64 %l2ld; createpolicy.fractional.L2::{policy}.b64 %l2ld, 1.0;\n"
                     f"{m.group(1)}{m.group(2)}.L2::cache_hint{m.group(3)}, %l2ld; }}")
             open_loads += 1
             loads += 1
