@@ -114,7 +114,9 @@ def off_sector_config(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: in
 def pair_adds_a_wave(pair: GemmConfig, M: int, N: int, num_sms: int) -> bool:
     """Whether `pair` needs more waves than its tile unpaired: a pair takes two tile-rows, so an odd count of rows
     leaves half of the last band's CTAs idle. The 128x128 pair's condition; for the other pairs applied to weights read
-    along N, where it was measured (the K-major rule was held out without it)."""
+    along N, where it was measured. Not for the 128x256 pair on a weight read along K: refused there only where it
+    needs over 1.2x the unpaired tile's waves (5 against 4, 4 against 3), 16 held-out shapes ran 4% slower, 14 of
+    them behind (results/2026-11-27-s37/guard92/): its faster reads of such rows outweigh the wave."""
     tiles_n = cdiv(N, pair.block_n)
     paired = cdiv(cdiv(M, 2 * pair.block_m) * tiles_n, max(num_sms // 2, 1))
     return paired > cdiv(cdiv(M, pair.block_m) * tiles_n, num_sms)
