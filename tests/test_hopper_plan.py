@@ -319,9 +319,11 @@ def test_weight_rows_off_sectors_take_the_cluster_pair_of_the_chosen_tile():
     # B read along N with rows N = 8 mod 16 long: the pair of power-of-two tiles (off_sector.N_MAJOR_PAIRS) ...
     assert chosen(2460, 18584, 2976, b=meta(1, 2976, 18584)).config == CLUSTER_LARGE
     assert chosen(606, 1128, 1824, b=meta(1, 1824, 1128)).config == CLUSTER_SMALL
-    # ... unless the pair's odd tile-row adds a wave (5 rows x 125 columns: 5 waves of tiles, 6 of pairs) ...
-    p = chosen(636, 31768, 5792, b=meta(1, 5792, 31768))
+    # ... unless the pair's odd tile-row costs over N_MAJOR_PAIR_WAVE_RATIO times the unpaired tile's waves (9 rows x
+    # 40 columns: 3 waves of tiles, 4 of pairs); 6 waves of pairs against 5 of tiles (5 rows x 125 columns) pass ...
+    p = chosen(1100, 10008, 2048, b=meta(1, 2048, 10008))
     assert p.config.cluster_m == 1 and p.config.block_n == 256, p.config_reason
+    assert chosen(636, 31768, 5792, b=meta(1, 5792, 31768)).config == CLUSTER_LARGE
     # ... or the one-partition rule runs the plan: one wave of 16-K-step 64-row tiles, its 4-slot SMALL.
     assert chosen(1000, 1000, 1000, b=meta(1, 1000, 1000)).config == SMALL.replace(warp_specialize=False, stages=4)
     # 128x128 tiles that stay take their own pair, unless its idle tile-row (odd row count) adds a wave.
