@@ -1,6 +1,6 @@
 #!/bin/bash
-# Session 36, call 2: the N-major pair rule as committed (off_sector.N_MAJOR_PAIRS with N_MAJOR_PAIR_NO_EXTRA_WAVE, since
-# replaced by N_MAJOR_PAIR_WAVE_RATIO),
+# Session 36, call 2: the N-major pair rule as committed (off_sector.N_MAJOR_PAIRS with N_MAJOR_PAIR_NO_EXTRA_WAVE,
+# since replaced by N_MAJOR_PAIR_WAVE_RATIO),
 # held out on 14 fresh nn shapes (seed 88) where it changes the plan, against N_MAJOR_PAIRS=False; whether the pair
 # should also replace the one-partition rule's plans (N_MAJOR_PAIRS_OVER_ONE_PARTITION, 9 short-K shapes, seed 89 and
 # 1000^3); the cluster GPU tests.

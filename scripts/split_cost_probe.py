@@ -19,6 +19,7 @@ import torch
 import warpgemm
 from warpgemm.bench.gemm_bench import environment
 from warpgemm.candidates import parse_config
+from warpgemm.config import check_config
 from warpgemm.bench.timing import alternate, warm_gpu
 from warpgemm.kernels.hopper import gemm as gemm_mod
 from warpgemm.ops import api, gemm_impl
@@ -86,8 +87,14 @@ def main() -> None:
         for name in SPLITS:
             cfg = parse_config(name)
             units = -(-M // cfg.block_m) * -(-N // cfg.block_n) * cfg.split_k
-            if units <= 2 * 132:
-                runs += [(name, cfg, v) for v in VARIANTS]
+            if units > 2 * 132:
+                print(f"{shape}: {name} skipped ({units} units, over two waves)", flush=True)
+                continue
+            reason = check_config(cfg, torch.bfloat16, torch.bfloat16)
+            if reason is not None:
+                print(f"{shape}: {name} skipped ({reason})", flush=True)
+                continue
+            runs += [(name, cfg, v) for v in VARIANTS]
         for name, cfg, variant in runs:
             gemm_mod.PartialSumEpilogue = VARIANTS.get(variant, real)
             api._RECIPES.clear()

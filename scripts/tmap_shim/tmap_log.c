@@ -2,6 +2,8 @@
 // descriptors cuBLAS builds can be compared with ours. Libraries reach the driver through dlsym / cuGetProcAddress,
 // so both are wrapped: a request for cuTensorMapEncodeTiled gets the logging wrapper. Output: $TMAP_LOG (stderr if
 // unset), one line per call. Build: gcc -shared -fPIC -O2 -o tmap_log.so tmap_log.c -ldl
+// Limits: lookups through dlvsym or a direct link to libcuda are not seen; callers passing RTLD_NEXT to dlsym get
+// the symbol after this shim's caller's, not after theirs; only x86_64 glibc's dlsym versions are tried.
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdint.h>

@@ -35,6 +35,7 @@ for M, N, K in shapes:
     mark(f"ours {M}x{N}x{K}")
     warpgemm.matmul(a, w.T)
     torch.cuda.synchronize()
+    mark(f"timing {M}x{N}x{K} (both sides)")
     t_c = bench_ms(lambda: torch.matmul(a, w.T)) * 1e3
     t_o = bench_ms(lambda: warpgemm.matmul(a, w.T)) * 1e3
     mark(f"times {M}x{N}x{K}: cuBLAS {t_c:.1f} us ours {t_o:.1f} us ratio {t_c / t_o:.3f} kernels {names}")
