@@ -1,8 +1,8 @@
-"""How far is each `mid` product from the fastest read of its weight, timed as `bench mid` times (do_bench after an
-L2 flush)? For every case: warpgemm.matmul, torch.matmul (cuBLAS) and a plain streaming kernel that only sums the
-weight (scripts/read_ceiling_probe.py's kernel: the read ceiling of the same bytes, no tensor cores), in alternating
-rounds in one process; then the cuBLAS kernel that torch runs (its name gives the tile). Prints a table, JSON to
-argv[1].
+"""How far is each `mid` product from a plain read of its weight, timed as `bench mid` times (do_bench after an L2
+flush)? For every case: warpgemm.matmul, torch.matmul (cuBLAS) and a plain streaming kernel that only sums the weight
+(scripts/read_ceiling_probe.py's kernel, no tensor cores; after a flush it is no ceiling: the GEMM's evict-first
+weight loads beat it at M = 128), in alternating rounds in one process; then the cuBLAS kernel that torch runs (its
+name gives the tile). Prints a table, JSON to argv[1].
 
     python3 scripts/mid_ceiling_probe.py OUT.json [MxNxK,...]
 """

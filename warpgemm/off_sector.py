@@ -64,12 +64,11 @@ FP8_CLUSTER_SMALL = CLUSTER_SMALL.replace(block_k=128)
 # refused any extra wave, and so amended, on 14 fresh shapes (seed 88) the rule took 0.843 -> 0.972x after a flush,
 # 0.839 -> 0.972x back to back, all 14 ahead (results/2026-11-27-s36/). But on many waves one more is a small share,
 # and the pair's reads of such rows are worth more (on a weight read along K even 4 waves of pairs against 3 of tiles
-# are: pair_adds_a_wave's docstring): refusing only a pair that needs over N_MAJOR_PAIR_WAVE_RATIO times the unpaired
-# tile's waves took 12 shapes where that changes the plan (seed 93) from 0.810 to 0.916x cuBLAS after a flush, 12 of
-# 12 ahead, and 13 more (seed 95: 12 fresh, all ahead or even, and 636x31768x5792) from 0.838 to 0.938x; 636x31768x5792
-# 0.866 -> 0.839 (results/2026-11-27-s37/nnratio93/, nnratio95/). Above the ratio nothing was measured on this layout
-# (on a weight read along K pairs at 4 against 3 waves still won: pair_adds_a_wave's docstring); the refusal there
-# is kept as the cautious side. None: no such guard.
+# were worth it: pair_adds_a_wave's docstring): refusing only a pair that needs over N_MAJOR_PAIR_WAVE_RATIO times the
+# unpaired tile's waves took 12 shapes where that changes the plan (seed 93) from 0.810 to 0.916x cuBLAS after a
+# flush, 12 of 12 ahead, and 13 more (seed 95: 12 fresh, all ahead or even, and 636x31768x5792) from 0.838 to 0.938x;
+# 636x31768x5792 0.866 -> 0.839 (results/2026-11-27-s37/nnratio93/, nnratio95/). Above the ratio nothing was measured
+# on this layout; the refusal there is kept as the cautious side. None: no such guard.
 N_MAJOR_PAIRS = True
 N_MAJOR_PAIR_WAVE_RATIO = 1.2
 # Whether fitted_pair offers the two-part pairs on such a weight too (their rest-wide boxes whole, taken by the CTAs
@@ -123,10 +122,10 @@ def off_sector_config(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: in
 def pair_adds_a_wave(pair: GemmConfig, M: int, N: int, num_sms: int) -> bool:
     """Whether `pair` needs more waves than its tile unpaired: a pair takes two tile-rows, so an odd count of rows
     leaves half of the last band's CTAs idle. The 128x128 pair's condition on either layout (the 128x256, two-part and
-    64x128 pairs on a weight read along N have a looser one: N_MAJOR_PAIR_WAVE_RATIO). Not for the 128x256 pair on a
-    weight read along K: refused there only where it needs over 1.2x the unpaired tile's waves (5 against 4, 4
-    against 3), 16 held-out shapes ran 4% slower, 14 of them behind (results/2026-11-27-s37/guard92/): its faster
-    reads of such rows outweigh the wave."""
+    64x128 pairs on a weight read along N have a looser one: N_MAJOR_PAIR_WAVE_RATIO). The 128x256 pair on a weight
+    read along K has none: a guard refusing it only where it needs over 1.2x the unpaired tile's waves (5 against 4,
+    4 against 3) was tried, and 16 held-out shapes ran 4% slower with it, 14 of them behind
+    (results/2026-11-27-s37/guard92/): the pair's faster reads of such rows outweigh the wave."""
     paired, unpaired = pair_waves(pair, M, N, num_sms)
     return paired > unpaired
 
