@@ -89,8 +89,8 @@ def test_autograd_and_compile():
 
 
 def test_argument_errors():
-    with pytest.raises(TypeError, match="b must be a torch.Tensor, got float"):
-        warpgemm.add(torch.ones(3), 1.0)
+    with pytest.raises(TypeError, match="b must be a torch.Tensor, got str"):
+        warpgemm.add(torch.ones(3), "1")
     with pytest.raises(ValueError, match=r"b must be on the same device as a \(cpu\), got meta"):
         warpgemm.add(torch.ones(3), torch.ones(3, device="meta"))
 
@@ -105,3 +105,21 @@ def test_in_place_and_overlapping_out():
     x, y = buf[:4096], buf[1:]
     with pytest.raises(RuntimeError):  # partial overlap: torch decides, and refuses
         warpgemm.add(x, b, out=y)
+
+
+def test_python_numbers_and_meta_tensors_as_torch_takes_them():
+    """torch.add(x, 2.0) and torch.mul(3, x): a Python number on either side is computed as torch computes it; meta
+    tensors give meta results (shape inference) without a launch."""
+    x = torch.randn(3, 4, dtype=torch.bfloat16)
+    assert torch.equal(warpgemm.add(x, 2.0), torch.add(x, 2.0))
+    assert torch.equal(warpgemm.add(x, 2, alpha=3), torch.add(x, 2, alpha=3))
+    assert torch.equal(warpgemm.mul(3, x), torch.mul(3, x))
+    out = torch.full((3, 4), float("nan"), dtype=torch.bfloat16)
+    assert warpgemm.add(x, 1.5, out=out) is out and torch.equal(out, torch.add(x, 1.5))
+    with pytest.raises(TypeError, match="b must be a torch.Tensor, got list"):
+        warpgemm.add(x, [1.0])
+    m = torch.empty(4, 8, dtype=torch.bfloat16, device="meta")
+    got = warpgemm.add(m, m)
+    assert got.device.type == "meta" and got.shape == (4, 8) and got.dtype == torch.bfloat16
+    given = torch.empty(4, 8, dtype=torch.bfloat16, device="meta")
+    assert warpgemm.mul(m, m, out=given) is given

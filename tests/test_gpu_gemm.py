@@ -146,8 +146,9 @@ def test_repeated_out_calls_write_each_calls_own_out():
         assert warpgemm.matmul(x, w.T, out=out32) is out32
         assert rel_error(out32, matmul_reference(x, w.T)) < 1e-2
     assert len(api._RECIPES) >= recipes_before + 2, "the out= calls recorded no recipe"
-    big = rand(512 * 768 + n_out, g=g)
-    b2, o2 = big[:512 * 768].view(512, 768), big[512 * 768:].view(300, 768)
+    big = rand(512 * 768 + 100 * 768, g=g)
+    # o2 covers b2's last 200 rows: an overlap.
+    b2, o2 = big[:512 * 768].view(512, 768), big[212 * 768:512 * 768 + 100 * 768].view(300, 768)
     with pytest.raises(ValueError, match="out must not share memory with b"):
         warpgemm.matmul(x, b2, out=o2)  # refused on the checked path (no recipe has this key yet)
     b3 = rand(512, 768, g=g)  # b2's layout and alignment, an out like o2's: record the recipe o2's call will hit
@@ -155,6 +156,14 @@ def test_repeated_out_calls_write_each_calls_own_out():
     warpgemm.matmul(x, b3, out=rand(300, 768, g=g))
     with pytest.raises(ValueError, match="out must not share memory with b"):
         warpgemm.matmul(x, b2, out=o2)
+    # A disjoint slice of the same storage is no overlap: written, as torch.matmul writes it, and b4 stays intact.
+    whole = rand(512 * 768 + n_out, g=g)
+    b4, o4 = whole[:512 * 768].view(512, 768), whole[512 * 768:].view(300, 768)
+    b4_before = b4.clone()
+    assert warpgemm.matmul(x, b4, out=o4) is o4
+    assert torch.equal(b4, b4_before)
+    assert rel_error(o4, matmul_reference(x, b4)) <= tolerance(rel_error(torch.matmul(x, b4), matmul_reference(x, b4)),
+                                                               BF)
 
 
 def test_repeated_calls_keep_the_output_dtype():

@@ -136,6 +136,11 @@ def test_empty_and_k0():
     z = warpgemm.grouped_mm(torch.randn(5, 0, dtype=BF), torch.randn(2, 0, 8, dtype=BF),
                             torch.tensor([2, 5], dtype=torch.int32))
     assert torch.equal(z, torch.zeros(5, 8, dtype=BF))
+    # K = 0 into a caller's out: the groups' rows are zero, the rows past offs[-1] keep what they held.
+    out = torch.full((10, 3), float("nan"), dtype=BF)
+    warpgemm.grouped_mm(torch.randn(10, 0, dtype=BF), torch.randn(2, 0, 3, dtype=BF),
+                        torch.tensor([3, 6], dtype=torch.int32), out=out)
+    assert torch.equal(out[:6], torch.zeros(6, 3, dtype=BF)) and out[6:].isnan().all()
 
 
 def test_backward_matches_a_per_group_reference():
@@ -174,6 +179,8 @@ def test_group_gemm_bad_arguments():
         warpgemm.group_gemm([a], [b[:5]])
     with pytest.raises(TypeError, match="dtype of list_a"):
         warpgemm.group_gemm([a, a.half()], [b, b.half()])
+    with pytest.raises(TypeError, match=r"list_a\[0\] must be a torch.Tensor, got NoneType"):
+        warpgemm.group_gemm([None], [b])
     with pytest.raises(RuntimeError, match="does not record autograd"):
         warpgemm.group_gemm([a], [b.clone().requires_grad_()])
     with torch.no_grad():

@@ -101,6 +101,21 @@ def test_empty_dimensions():
     assert torch.equal(zb, bias.expand(4, 3))
 
 
+def test_batches_past_the_grid_limit_run_in_several_launches(monkeypatch):
+    """The portable kernel puts batches on the grid's second axis (CUDA allows 65535): more go in slices."""
+    from warpgemm.kernels.portable import gemm as portable
+
+    monkeypatch.setattr(portable, "MAX_GRID_Y", 3)
+    bf = torch.bfloat16
+    for a_batches, b_batches in ((7, 7), (1, 7), (7, 1)):
+        a, b = torch.randn(a_batches, 5, 6).to(bf), torch.randn(b_batches, 6, 4).to(bf)
+        bias = torch.randn(4).to(bf)
+        c = torch.full((7, 5, 4), float("nan"), dtype=bf)
+        portable.portable_gemm(a, b, c, bias)
+        want = a.double() @ b.double() + bias.double()
+        assert rel_error(c, want) < 1e-2, (a_batches, b_batches)
+
+
 def test_linear_any_leading_dims():
     g = torch.Generator().manual_seed(5)
     w = torch.randn(12, 24, generator=g).to(torch.bfloat16)

@@ -108,7 +108,30 @@ def test_out_aliasing_an_input_is_refused():
         warpgemm.matmul(a, t(4, 4), out=a)
     big = t(8, 4)
     with pytest.raises(ValueError, match="out must not share memory with b"):
-        warpgemm.matmul(t(4, 4), big[:4], out=big[4:])
+        warpgemm.matmul(t(4, 4), big[:4], out=big[2:6])
+    # Disjoint slices of one storage do not overlap: written as torch.matmul writes them (it accepts them too).
+    buf = t(200)
+    x, w = buf[:35].view(5, 7), t(7, 3)
+    before = buf[:100].clone()
+    got = warpgemm.matmul(x, w, out=buf[100:115].view(5, 3))
+    assert torch.equal(buf[:100], before)
+    torch.testing.assert_close(got.float(), x.float() @ w.float(), rtol=2e-2, atol=2e-2)
+
+
+def test_an_inference_tensor_out_is_written_only_in_inference_mode():
+    """torch refuses to update an inference tensor outside inference mode; so do the out= paths."""
+    with torch.inference_mode():
+        out = torch.empty(3, 5, dtype=BF, device=DEV)
+    for call in (lambda: warpgemm.matmul(t(3, 4), t(4, 5), out=out),
+                 lambda: warpgemm.add(t(3, 5), t(3, 5), out=out),
+                 lambda: warpgemm.grouped_mm(t(3, 4), t(1, 4, 5), torch.tensor([3], dtype=torch.int32, device=DEV),
+                                             out=out)):
+        with pytest.raises(RuntimeError, match="inference tensor outside InferenceMode"):
+            call()
+    with torch.inference_mode():
+        a, b = t(3, 4), t(4, 5)
+        warpgemm.matmul(a, b, out=out)
+    torch.testing.assert_close(out.float(), a.float() @ b.float(), rtol=2e-2, atol=2e-2)
 
 
 def test_linear_shares_a_recipe_that_matmul_recorded(monkeypatch):
@@ -162,9 +185,9 @@ def test_out_calls_take_a_recipe_but_keep_their_per_call_checks(monkeypatch):
         a, b, None, None, None, big[1:129].view(8, 16))  # 2 bytes further: another TMA alignment
     assert api._recipe_key(a, b, None, None, None, o) != api._recipe_key(a, b, None, None, None)
     calls = len(RecordingLaunch.outs)
-    # An out on b's storage with a's key and layout: the recipe must not launch.
+    # An out over part of b with a's key and layout: the recipe must not launch.
     b_big = t(32 * 16 + 8 * 16, 1)
-    b2, o2 = b_big[:512].view(32, 16), b_big[512:].view(8, 16)
+    b2, o2 = b_big[:512].view(32, 16), b_big[384:512].view(8, 16)
     api._RECIPES[api._recipe_key(a, b2, None, None, None, o2)] = recipe
     with pytest.raises(ValueError, match="out must not share memory with b"):
         warpgemm.matmul(a, b2, out=o2)
@@ -176,6 +199,11 @@ def test_out_calls_take_a_recipe_but_keep_their_per_call_checks(monkeypatch):
             warpgemm.matmul(a, b, out=o)
     finally:
         static_weights.mark_static(o, False)
+    with torch.inference_mode():
+        o3 = t(8, 16)
+    api._RECIPES[api._recipe_key(a, b, None, None, None, o3)] = recipe
+    with pytest.raises(RuntimeError, match="inference tensor outside InferenceMode"):
+        warpgemm.matmul(a, b, out=o3)
     assert len(RecordingLaunch.outs) == calls
 
 

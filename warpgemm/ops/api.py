@@ -108,9 +108,10 @@ def _matmul(a, b, bias, out, out_dtype, config, names, alias_key=None):
         r = _RECIPES.get(key)
         if r is not None and torch._C._cuda_getDevice() == r.device.index:
             if out is not None:
-                # What the key cannot say: whether this out overlaps an operand or a static weight. Either sends
-                # the call down the checked path, which refuses it with the reason.
-                if not (_out_overlaps(out, a, b, bias) or writes_static(out)):
+                # What the key cannot say: whether this out overlaps an operand or a static weight, or is an
+                # inference tensor written outside inference mode. Each sends the call down the checked path, which
+                # refuses it with the reason.
+                if not (_out_overlaps(out, a, b, bias) or writes_static(out) or checks.writes_inference_tensor(out)):
                     r.launch.launch(a, b, out, bias)  # out views the storage the plan's c3 viewed: same base
                     checks.mark_written(out)
                     return out

@@ -116,15 +116,26 @@ def check_bias(bias: torch.Tensor | None, n: int, dtype: torch.dtype) -> None:
 
 
 def shares_memory(x: torch.Tensor, y: torch.Tensor) -> bool:
-    """True when the two tensors view one storage (conservative: disjoint slices of one storage count too)."""
+    """True when the two tensors view one storage and the byte ranges they span cross (conservative: interleaved
+    views whose ranges cross count even if no element is shared; disjoint slices of one storage do not count)."""
     if x.numel() == 0 or y.numel() == 0:  # empty tensors all report address 0 and overlap nothing
         return False
     if x.device.type == "meta":  # no storage: every meta tensor reports address 0
         return False
     # A storage's base address from the view's own address and offset: what untyped_storage().data_ptr() says,
     # without building a storage object per call (the eager out= path runs this for every operand).
-    return (x.device == y.device and x.data_ptr() - x.storage_offset() * x.element_size()
-            == y.data_ptr() - y.storage_offset() * y.element_size())
+    if not (x.device == y.device and x.data_ptr() - x.storage_offset() * x.element_size()
+            == y.data_ptr() - y.storage_offset() * y.element_size()):
+        return False
+    x0, x1 = _byte_span(x)
+    y0, y1 = _byte_span(y)
+    return x0 < y1 and y0 < x1
+
+
+def _byte_span(t: torch.Tensor) -> tuple[int, int]:
+    """[first, last + 1) bytes a non-empty view can touch (strides are never negative in torch)."""
+    last = sum((size - 1) * stride for size, stride in zip(t.shape, t.stride()))
+    return t.data_ptr(), t.data_ptr() + (last + 1) * t.element_size()
 
 
 def check_forced_config(config, in_dtype: torch.dtype, out_dtype: torch.dtype) -> None:
@@ -145,7 +156,20 @@ def check_out_writable(out: torch.Tensor) -> None:
                              "output position")
     if out.requires_grad and torch.is_grad_enabled():
         raise RuntimeError("out=... arguments don't support automatic differentiation, but out requires grad")
+    check_out_not_inference(out)
     check_out_not_static(out)
+
+
+def writes_inference_tensor(out: torch.Tensor) -> bool:
+    """Whether writing `out` would update an inference tensor outside inference mode, which torch refuses."""
+    return out.is_inference() and not torch.is_inference_mode_enabled()
+
+
+def check_out_not_inference(out: torch.Tensor) -> None:
+    # Under torch.compile the tensor's inference flag is not traced (torch's own checks run on the compiled graph).
+    if not torch.compiler.is_compiling() and writes_inference_tensor(out):
+        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed: out was made "
+                           "under torch.inference_mode(); write it inside inference_mode, or pass a normal tensor")
 
 
 def check_out_not_static(out: torch.Tensor) -> None:

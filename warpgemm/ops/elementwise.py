@@ -16,6 +16,7 @@ from ..config import StreamConfig, check_stream_config
 from . import checks
 
 STREAM_DTYPES = (torch.float32, torch.bfloat16, torch.float16)
+_SCALARS = (bool, int, float, complex)
 _TORCH_OPS = {"add": lambda a, b, alpha, out: torch.add(a, b, alpha=alpha, out=out),
               "mul": lambda a, b, alpha, out: torch.mul(a, b, out=out)}
 
@@ -62,7 +63,7 @@ def _plan(op: str, a: Tensor, b: Tensor, c: Tensor, config: StreamConfig | None)
 
 def binary_into(op: str, a: Tensor, b: Tensor, c: Tensor, alpha: float, config: StreamConfig | None = None):
     """c = OP(a, b); a, b, c have one shape and one dtype (checked by the caller)."""
-    if c.numel() == 0:
+    if c.numel() == 0 or c.device.type == "meta":  # meta tensors: shape inference only, nothing to compute
         return c
     key = (op, a.shape, a.stride(), b.stride(), c.stride(), c.dtype, a.data_ptr() % 16, b.data_ptr() % 16,
            c.data_ptr() % 16, c.device, config)
@@ -122,10 +123,17 @@ def _binary(op: str, a, b, alpha, out, config):
     if not torch.compiler.is_compiling() and (isinstance(a, Tensor) and a.is_neg() or isinstance(b, Tensor)
                                               and b.is_neg() or isinstance(out, Tensor) and out.is_neg()):
         return _TORCH_OPS[op](a, b, alpha, out)  # a lazy negation: torch applies the sign, our kernel would not
+    if isinstance(a, Tensor) and isinstance(b, _SCALARS) or isinstance(b, Tensor) and isinstance(a, _SCALARS):
+        # torch.add(x, 2.0): a Python number on one side (torch's type promotion and broadcasting decide the
+        # result); the stream kernels take two tensors, so torch computes it.
+        if out is not None:
+            checks.check_tensor("out", out)
+        return _TORCH_OPS[op](a, b, alpha, out)
     checks.check_tensor("a", a)
     checks.check_tensor("b", b)
     if out is not None:
         checks.check_tensor("out", out)
+        checks.check_out_not_inference(out)
     checks.check_devices(a=a, b=b, out=out)
     fast = (a.shape == b.shape and a.dtype == b.dtype and a.dtype in STREAM_DTYPES
             and (out is None or (out.shape == a.shape and out.dtype == a.dtype and _in_place_or_disjoint(out, a, b))))
@@ -150,7 +158,8 @@ def _binary(op: str, a, b, alpha, out, config):
 def add(a: Tensor, b: Tensor, *, alpha: float = 1, out: Tensor | None = None,
         config: StreamConfig | None = None) -> Tensor:
     """torch.add(a, b, alpha=alpha, out=out). Same-shape fp32/bf16/fp16 tensors run on the warp-specialized
-    stream kernel; anything else (broadcasting, mixed dtypes, odd strides) is computed correctly by a fallback."""
+    stream kernel; anything else (a Python number for a or b, broadcasting, mixed dtypes, odd strides) is computed
+    correctly by a fallback (torch)."""
     return _binary("add", a, b, alpha, out, config)
 
 

@@ -77,6 +77,8 @@ def _plan(list_a, list_b) -> _Plan:
     """One pass over the problems: checks, output offsets and the device table, written for host speed (this
     call competes with a Python loop of matmuls: every attribute read and list is per problem)."""
     a0 = list_a[0]
+    if type(a0) is not torch.Tensor:
+        _bad_problem(0, a0, list_b[0], list_a)
     dtype, device = a0.dtype, a0.device
     index = a0.get_device()  # a CUDA device's index (cheaper to compare than devices); -1 elsewhere
     if dtype not in checks.GEMM_DTYPES:

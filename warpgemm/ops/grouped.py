@@ -405,11 +405,17 @@ def _run(a, b, offs, out, config, keep_rows: bool) -> None:
     if a.dim() == 2 and b.dim() == 2:
         _ragged_k(a, b, offs, out, config)
         return
-    if a.shape[1] == 0:
-        out.zero_()
-        return
     if b.shape[0] == 0:
         return  # no groups: every row is past the last group's end (unwritten, as documented above)
+    if a.shape[1] == 0:
+        # K = 0: every group's rows are an empty sum. A caller's rows past offs[-1] keep their contents, decided on
+        # the device (offs is never read on the host).
+        if keep_rows:
+            inside = torch.arange(out.shape[0], device=out.device).unsqueeze(1) < offs[-1]
+            out.copy_(torch.where(inside, torch.zeros((), dtype=out.dtype, device=out.device), out))
+        else:
+            out.zero_()
+        return
     from .gemm_impl import select_path
 
     if select_path(a.device).path == "hopper":

@@ -67,6 +67,9 @@ def _portable_gemm_kernel(a_ptr, b_ptr, c_ptr, bias_ptr,  #
     tl.store(c, acc.to(c_ptr.dtype.element_ty), mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
 
 
+MAX_GRID_Y = 65535  # CUDA's limit on a grid's second dimension
+
+
 def portable_tile(device: torch.device) -> tuple[int, int, int]:
     # The interpreter runs a block as numpy arrays: larger blocks mean fewer Python-level programs.
     if device.type == "cpu":
@@ -81,14 +84,18 @@ def portable_gemm(a3: torch.Tensor, b3: torch.Tensor, c3: torch.Tensor, bias: to
     bm, bn, bk = portable_tile(c3.device)
     sab = a3.stride(0) if a3.shape[0] > 1 else 0
     sbb = b3.stride(0) if b3.shape[0] > 1 else 0
-    grid = (triton.cdiv(M, bm) * triton.cdiv(N, bn), batches)
     if _env.LOG_ENABLED:
-        _env.log(f"portable kernel: tile {bm}x{bn}x{bk}, grid {grid}")
-    _portable_gemm_kernel[grid](
-        a3, b3, c3, bias if bias is not None else c3,  #
-        M, N, K,  #
-        sab, a3.stride(1), a3.stride(2),  #
-        sbb, b3.stride(1), b3.stride(2),  #
-        c3.stride(0), c3.stride(1), c3.stride(2),  #
-        HAS_BIAS=bias is not None, INTERPRETED=c3.device.type == "cpu", BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=8,
-        num_warps=4)
+        _env.log(f"portable kernel: tile {bm}x{bn}x{bk}, grid {(triton.cdiv(M, bm) * triton.cdiv(N, bn), batches)}")
+    # Batches ride the grid's second axis, which CUDA caps at 65535: more run as several launches over slices.
+    for first in range(0, batches, MAX_GRID_Y):
+        last = min(first + MAX_GRID_Y, batches)
+        a_part = a3[first:last] if a3.shape[0] > 1 else a3
+        b_part = b3[first:last] if b3.shape[0] > 1 else b3
+        _portable_gemm_kernel[(triton.cdiv(M, bm) * triton.cdiv(N, bn), last - first)](
+            a_part, b_part, c3[first:last], bias if bias is not None else c3,  #
+            M, N, K,  #
+            sab, a3.stride(1), a3.stride(2),  #
+            sbb, b3.stride(1), b3.stride(2),  #
+            c3.stride(0), c3.stride(1), c3.stride(2),  #
+            HAS_BIAS=bias is not None, INTERPRETED=c3.device.type == "cpu", BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
+            GROUP_M=8, num_warps=4)
