@@ -379,8 +379,7 @@ def tune(suite: Optional[str] = typer.Option(None, help="tune every shape of a s
         raise typer.BadParameter(f"layout must be nt or nn, got {layout!r}")
     # The arguments are checked first: a typo is reported as one on any machine.
     if not _has_hopper():
-        console.print(f"[yellow]tune times the sm_90 kernels and needs an H100/H200: {_no_hopper_reason()}.[/yellow]")
-        raise typer.Exit(1)
+        _no_gpu_notice("tune (it times the sm_90 kernels)")  # exit status 2, as the bench suites
     import warpgemm
 
     rows, out = [], []

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import operator
 from dataclasses import dataclass
 
 import torch
@@ -112,8 +113,16 @@ class GemmConfig:
     def __post_init__(self):
         # Types only (what a config can run is check_config's question, asked per problem): a "128" or 128.0
         # would otherwise reach the kernel's constexprs. from_list passes 0/1 for the flags (torch.library ints).
+        # Integers of other types (numpy's, a 0-dim integer tensor) are taken as the int they hold.
         for f in dataclasses.fields(self):
             v = getattr(self, f.name)
+            if type(v) is not int and not isinstance(v, bool):
+                try:
+                    v = operator.index(v)
+                except TypeError:
+                    pass
+                else:
+                    object.__setattr__(self, f.name, v)
             if f.type in (bool, "bool"):
                 if v not in (0, 1) or not isinstance(v, int):
                     raise TypeError(f"GemmConfig.{f.name} must be a bool, got {v!r}")

@@ -68,7 +68,7 @@ def _heuristics_tile(a3: torch.Tensor, c3: torch.Tensor, b3: torch.Tensor | None
     if not k_major:  # say where the layout changed the choice (plans are cached: this runs once per plan)
         as_k_major = heuristics.choose_config(batches, M, N, a3.shape[2], a3.dtype, c3.dtype, sms, rows_off_sector=off)
         if as_k_major[0] != cfg:
-            why += f"; B is N-major: not {as_k_major[0].name}"
+            why += f"; B is N-major: {cfg.name}, not the {as_k_major[0].name} a K-major B would take"
     if b_geom is not None:  # B read in place (a copied B keeps the heuristics' plan)
         fit = swap_rows.swap_rows_config(cfg, batches, M, N, sms, a3.dtype, c3.dtype,
                                          weight_k_major=b_geom.contiguous_dim == 1)
@@ -323,6 +323,8 @@ def explain_bmm(a3: torch.Tensor, b3: torch.Tensor, c3: torch.Tensor, config: Ge
         return "K=0: output filled with zeros (plus bias)"
     choice = select_path(a3.device)
     if choice.path == "portable":
-        return f"gemm {tuple(c3.shape)} x K={a3.shape[2]}: portable path ({choice.reason})"
+        return (f"gemm {tuple(c3.shape)} x K={a3.shape[2]}: portable path ({choice.reason})"
+                + ("; the forced config is ignored there (it configures the sm_90 kernels)" if config is not None
+                   else ""))
     return describe_plan(c3, a3, choice, plan_hopper(a3, b3, c3, None, config, may_tune=False,
                                                      static_b=is_static(b3)))
