@@ -114,6 +114,8 @@ def test_python_numbers_and_meta_tensors_as_torch_takes_them():
     assert torch.equal(warpgemm.add(x, 2.0), torch.add(x, 2.0))
     assert torch.equal(warpgemm.add(x, 2, alpha=3), torch.add(x, 2, alpha=3))
     assert torch.equal(warpgemm.mul(3, x), torch.mul(3, x))
+    np = pytest.importorskip("numpy")
+    assert torch.equal(warpgemm.add(x, np.float32(2)), torch.add(x, np.float32(2)))
     out = torch.full((3, 4), float("nan"), dtype=torch.bfloat16)
     assert warpgemm.add(x, 1.5, out=out) is out and torch.equal(out, torch.add(x, 1.5))
     with pytest.raises(TypeError, match="b must be a torch.Tensor, got list"):

@@ -148,7 +148,7 @@ def test_repeated_out_calls_write_each_calls_own_out():
     assert len(api._RECIPES) >= recipes_before + 2, "the out= calls recorded no recipe"
     big = rand(512 * 768 + 100 * 768, g=g)
     # o2 covers b2's last 200 rows: an overlap.
-    b2, o2 = big[:512 * 768].view(512, 768), big[212 * 768:512 * 768 + 100 * 768].view(300, 768)
+    b2, o2 = big[:512 * 768].view(512, 768), big[312 * 768:612 * 768].view(300, 768)
     with pytest.raises(ValueError, match="out must not share memory with b"):
         warpgemm.matmul(x, b2, out=o2)  # refused on the checked path (no recipe has this key yet)
     b3 = rand(512, 768, g=g)  # b2's layout and alignment, an out like o2's: record the recipe o2's call will hit

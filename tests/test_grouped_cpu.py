@@ -141,6 +141,11 @@ def test_empty_and_k0():
     warpgemm.grouped_mm(torch.randn(10, 0, dtype=BF), torch.randn(2, 0, 3, dtype=BF),
                         torch.tensor([3, 6], dtype=torch.int32), out=out)
     assert torch.equal(out[:6], torch.zeros(6, 3, dtype=BF)) and out[6:].isnan().all()
+    # Ends that fall back are raised to the one before (as the other paths read offs): rows 0-6 are groups' rows.
+    out = torch.full((10, 3), float("nan"), dtype=BF)
+    warpgemm.grouped_mm(torch.randn(10, 0, dtype=BF), torch.randn(2, 0, 3, dtype=BF),
+                        torch.tensor([7, 2], dtype=torch.int32), out=out)
+    assert torch.equal(out[:7], torch.zeros(7, 3, dtype=BF)) and out[7:].isnan().all()
 
 
 def test_backward_matches_a_per_group_reference():

@@ -392,6 +392,9 @@ def test_config_fields_are_typed_at_construction():
     np = pytest.importorskip("numpy")
     odd = GemmConfig(block_m=np.int64(64), block_n=torch.tensor(128))
     assert odd == GemmConfig(block_m=64, block_n=128) and type(odd.block_m) is int and type(odd.block_n) is int
+    for bad in (torch.tensor([128]), torch.tensor(True)):  # not a 0-dim integer
+        with pytest.raises(TypeError, match="block_m must be an int"):
+            GemmConfig(block_m=bad)
 
 
 def test_bench_config_names_are_checked_before_the_gpu():

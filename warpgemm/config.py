@@ -116,10 +116,11 @@ class GemmConfig:
         # Integers of other types (numpy's, a 0-dim integer tensor) are taken as the int they hold.
         for f in dataclasses.fields(self):
             v = getattr(self, f.name)
-            if type(v) is not int and not isinstance(v, bool):
+            if type(v) is not int and not isinstance(v, bool) and not (
+                    isinstance(v, torch.Tensor) and (v.dim() != 0 or v.dtype == torch.bool or v.is_meta)):
                 try:
                     v = operator.index(v)
-                except TypeError:
+                except (TypeError, RuntimeError):
                     pass
                 else:
                     object.__setattr__(self, f.name, v)

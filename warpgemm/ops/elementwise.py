@@ -6,6 +6,7 @@ neither kernel takes: torch computes it, correctly, and WARPGEMM_LOG says so).
 """
 from __future__ import annotations
 
+import numbers
 from typing import NamedTuple
 
 import torch
@@ -16,7 +17,7 @@ from ..config import StreamConfig, check_stream_config
 from . import checks
 
 STREAM_DTYPES = (torch.float32, torch.bfloat16, torch.float16)
-_SCALARS = (bool, int, float, complex)
+_SCALARS = numbers.Number  # Python's numbers and numpy's scalars (numpy registers its own)
 _TORCH_OPS = {"add": lambda a, b, alpha, out: torch.add(a, b, alpha=alpha, out=out),
               "mul": lambda a, b, alpha, out: torch.mul(a, b, out=out)}
 

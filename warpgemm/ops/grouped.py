@@ -408,11 +408,11 @@ def _run(a, b, offs, out, config, keep_rows: bool) -> None:
     if b.shape[0] == 0:
         return  # no groups: every row is past the last group's end (unwritten, as documented above)
     if a.shape[1] == 0:
-        # K = 0: every group's rows are an empty sum. A caller's rows past offs[-1] keep their contents, decided on
-        # the device (offs is never read on the host).
+        # K = 0: every group's rows are an empty sum. A caller's rows past the last end keep their contents, decided
+        # on the device (offs is never read on the host). The last end, as the other paths read offs: each end
+        # raised to the one before it, so the largest.
         if keep_rows:
-            inside = torch.arange(out.shape[0], device=out.device).unsqueeze(1) < offs[-1]
-            out.copy_(torch.where(inside, torch.zeros((), dtype=out.dtype, device=out.device), out))
+            out.masked_fill_(torch.arange(out.shape[0], device=out.device).unsqueeze(1) < offs.max(), 0)
         else:
             out.zero_()
         return
