@@ -406,3 +406,12 @@ def test_bench_config_names_are_checked_before_the_gpu():
     for cmd in (["bench", "sweep"], ["bench", "decode"]):
         res = CliRunner().invoke(app, cmd + ["--configs", "128x256x64_s3,bogus"], terminal_width=200)
         assert res.exit_code == 2 and "--configs" in res.output and "bogus" in res.output, res.output
+
+
+def test_a_forced_hopper_backend_refuses_cpu_tensors(monkeypatch):
+    """WARPGEMM_BACKEND=hopper makes a GEMM that cannot run the sm_90 kernels raise, on a CPU tensor as on a GPU
+    without wgmma, instead of running the portable kernel without a word."""
+    monkeypatch.setattr(_env, "BACKEND", "hopper")
+    monkeypatch.setattr(_env, "INTERPRET", True)  # CPU tensors pass the device check on a GPU machine too (no launch)
+    with pytest.raises(RuntimeError, match="WARPGEMM_BACKEND=hopper needs an sm_90 GPU, got a CPU tensor"):
+        warpgemm.matmul(t(4, 8, device="cpu"), t(8, 4, device="cpu"))

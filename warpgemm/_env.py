@@ -18,7 +18,8 @@ _TRUE = {"1", "true", "yes", "on"}
 # Triton reads the variable when a kernel is decorated, so it must be set before warpgemm is imported.
 INTERPRET = os.environ.get("TRITON_INTERPRET", "0").lower() in _TRUE
 
-# WARPGEMM_BACKEND=portable forces the plain-Triton kernels everywhere (debugging, non-Hopper checks).
+# WARPGEMM_BACKEND=portable forces the plain-Triton kernels everywhere (debugging, non-Hopper checks); =hopper makes a
+# GEMM that cannot run the sm_90 kernels (another GPU, a CPU tensor) raise instead of falling back (the GEMM ops only).
 BACKEND = os.environ.get("WARPGEMM_BACKEND", "auto").lower()
 if BACKEND not in ("auto", "portable", "hopper"):
     raise ValueError(f"WARPGEMM_BACKEND must be one of auto, portable, hopper; got {BACKEND!r}")

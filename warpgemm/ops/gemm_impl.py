@@ -28,6 +28,8 @@ def select_path(device: torch.device) -> PathChoice:
         # Planning without a GPU (explain, shape inference): as on the GPU the library is built for.
         return PathChoice("hopper", "meta tensors: planned as on an sm_90 GPU")
     if device.type == "cpu":
+        if _env.BACKEND == "hopper":  # as on a GPU without wgmma: the forced backend cannot run here
+            raise RuntimeError("WARPGEMM_BACKEND=hopper needs an sm_90 GPU, got a CPU tensor")
         return PathChoice("portable", "CPU tensor under the Triton interpreter")
     if _env.BACKEND == "portable":
         return PathChoice("portable", "WARPGEMM_BACKEND=portable")
