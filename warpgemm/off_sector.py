@@ -150,12 +150,11 @@ def fitted_pair(M: int, N: int, num_sms: int, in_dtype: torch.dtype, out_dtype: 
     if (OFF_SECTOR_TWO_PART_PAIRS and out_dtype.itemsize == 2  # measured on 16-bit outputs only
             and (b_kmajor or N_MAJOR_TWO_PART_PAIRS)):
         options += [(CLUSTER_WIDE, WIDE_TILE_TIME), (CLUSTER_WIDE_160, WIDE_160_TILE_TIME)]
-    per_wave = max(num_sms // 2, 1)
     best, best_time = CLUSTER_LARGE, None
     for pair, tile_time in options:
         if check_config(pair, in_dtype, out_dtype) is not None:
             continue
-        t = cdiv(cdiv(M, 2 * pair.block_m) * cdiv(N, pair.block_n), per_wave) * tile_time
+        t = pair_waves(pair, M, N, num_sms)[0] * tile_time
         if pair is not CLUSTER_LARGE and best_time is not None:
             t /= WIDE_MIN_GAIN  # priced against the 128x256 pair (always first, always valid where any pair is)
         if best_time is None or t < best_time:
