@@ -1,4 +1,6 @@
 """Planning of Hopper launches (host logic only, on meta tensors): orientation, copies, staging, grid."""
+from unittest import mock
+
 import pytest
 import torch
 
@@ -319,11 +321,15 @@ def test_weight_rows_off_sectors_take_the_cluster_pair_of_the_chosen_tile():
     # B read along N with rows N = 8 mod 16 long: the pair of power-of-two tiles (off_sector.N_MAJOR_PAIRS) ...
     assert chosen(2460, 18584, 2976, b=meta(1, 2976, 18584)).config == CLUSTER_LARGE
     assert chosen(606, 1128, 1824, b=meta(1, 1824, 1128)).config == CLUSTER_SMALL
-    # ... unless the pair's odd tile-row costs over N_MAJOR_PAIR_WAVE_RATIO times the unpaired tile's waves (9 rows x
-    # 40 columns: 3 waves of tiles, 4 of pairs); 6 waves of pairs against 5 of tiles (5 rows x 125 columns) pass ...
-    p = chosen(1100, 10008, 2048, b=meta(1, 2048, 10008))
-    assert p.config.cluster_m == 1 and p.config.block_n == 256, p.config_reason
-    assert chosen(636, 31768, 5792, b=meta(1, 5792, 31768)).config == CLUSTER_LARGE
+    # ... even where the pair's odd tile-row adds a wave (9 rows x 40 columns: 3 waves of tiles, 4 of pairs; no guard
+    # since session 38, off_sector.N_MAJOR_PAIR_WAVE_RATIO None); with the session-37 guard (1.2) it kept its tiles ...
+    from warpgemm import off_sector
+
+    assert chosen(1100, 10008, 2048, b=meta(1, 2048, 10008)).config == CLUSTER_LARGE
+    with mock.patch.object(off_sector, "N_MAJOR_PAIR_WAVE_RATIO", 1.2):
+        p = chosen(1100, 10008, 2048, b=meta(1, 2048, 10008))
+        assert p.config.cluster_m == 1 and p.config.block_n == 256, p.config_reason
+        assert chosen(636, 31768, 5792, b=meta(1, 5792, 31768)).config == CLUSTER_LARGE  # 6 waves against 5 pass
     # ... or the one-partition rule runs the plan: one wave of 16-K-step 64-row tiles, its 4-slot SMALL.
     assert chosen(1000, 1000, 1000, b=meta(1, 1000, 1000)).config == SMALL.replace(warp_specialize=False, stages=4)
     # 128x128 tiles that stay take their own pair, unless its idle tile-row (odd row count) adds a wave.
@@ -335,6 +341,38 @@ def test_weight_rows_off_sectors_take_the_cluster_pair_of_the_chosen_tile():
     # Batched products (a weight per batch): no pair, no rule change (none was measured there).
     p = plan(meta(2, 344, 1000), meta(2, 2816, 1000).transpose(1, 2), meta(2, 344, 2816))
     assert p.config.cluster_m == 1, p.config_reason
+
+
+def test_off_sector_pairs_at_two_to_four_tile_rows():
+    """Under OFF_SECTOR_LARGE_MIN_M rows (129-511) a weight whose rows start off sectors takes the fitted pair too,
+    with the 128x256 pair's 4-stage, chunked-store form (off_sector.CLUSTER_LARGE_FEW_ROWS), on either layout;
+    refused where its waves of pairs would outnumber the waves of the tile it replaces; never for fp8 or one
+    tile-row."""
+    from warpgemm import off_sector
+    from warpgemm.heuristics import LARGE_ONE_WAVE, MEDIUM
+    from warpgemm.off_sector import CLUSTER_LARGE_FEW_ROWS, CLUSTER_WIDE, CLUSTER_WIDE_160
+
+    def chosen(M, N, K, nn=False, dtype=BF):
+        b = meta(1, K, N, dtype=dtype) if nn else meta(N, K, dtype=dtype).t().unsqueeze(0)
+        return plan(meta(1, M, K, dtype=dtype), b, meta(1, M, N)).config
+
+    assert CLUSTER_LARGE_FEW_ROWS == LARGE_ONE_WAVE.replace(cluster_m=2, group_m=16)
+    assert chosen(352, 25216, 7832) == CLUSTER_LARGE_FEW_ROWS  # 3 tile-rows: was 128x128 tiles (measured 0.50x)
+    assert chosen(474, 23992, 4520) == CLUSTER_LARGE_FEW_ROWS  # was the plain 128x256 s4 tile
+    assert chosen(202, 31640, 4280) == CLUSTER_LARGE_FEW_ROWS  # 2 tile-rows
+    assert chosen(483, 11344, 5208) == CLUSTER_WIDE  # fitted_pair's two-part pairs come too
+    assert chosen(208, 17432, 1320) == CLUSTER_WIDE_160
+    assert chosen(446, 29384, 3632, nn=True) == CLUSTER_LARGE_FEW_ROWS  # N = 8 mod 16, B read along N
+    # One wave of plain 128x256 tiles (3 x 41) against two of 128x160 pairs: the plan keeps its tile.
+    assert chosen(322, 10256, 1864) == LARGE_ONE_WAVE
+    assert chosen(352, 25216, 7840).cluster_m == 1  # rows on sectors
+    assert chosen(120, 25216, 7832).block_m == 64  # one tile-row: the 64-row tiles' own pair
+    with mock.patch.object(off_sector, "FEW_ROWS_PAIRS_K_MAJOR", False):
+        assert chosen(352, 25216, 7832) == MEDIUM
+    from warpgemm.heuristics import FP8_LARGE
+    from warpgemm.off_sector import off_sector_config
+
+    assert off_sector_config(FP8_LARGE, 1, 352, 25216, 132, torch.float8_e4m3fn, BF) is None  # fp8: from 512 rows
 
 
 def test_off_sector_pairs_fit_the_waves_with_two_part_tiles():

@@ -55,8 +55,8 @@ import torch
 from .config import GemmConfig, WIDE_BLOCK_N, cdiv, check_config
 from .swap_rows import PLAIN_TILE_TIME, SWAP_ROWS, SWAP_ROWS_FP8, swap_rows_config
 # The cluster pairs for rows off 32-byte sectors (off_sector.py), shipped configs here too.
-from .off_sector import (CLUSTER_LARGE, CLUSTER_MEDIUM, CLUSTER_SMALL, CLUSTER_WIDE, CLUSTER_WIDE_160, FP8_CLUSTER_LARGE,
-                         FP8_CLUSTER_SMALL)
+from .off_sector import (CLUSTER_LARGE, CLUSTER_LARGE_FEW_ROWS, CLUSTER_MEDIUM, CLUSTER_SMALL, CLUSTER_WIDE,
+                         CLUSTER_WIDE_160, FP8_CLUSTER_LARGE, FP8_CLUSTER_SMALL)
 
 # Two consumer warpgroups share a 128x256 tile: each issues m64n256k16 wgmma, the widest there is.
 LARGE = GemmConfig(block_m=128, block_n=256, block_k=64, stages=3, consumer_warps=8, group_m=8)
@@ -241,8 +241,8 @@ SHIPPED_CONFIGS: tuple[GemmConfig, ...] = ((LARGE, LARGE_TALL_BANDS, LARGE_ONE_W
                                             WIDE, WIDE_160, MEDIUM, MEDIUM_FP32_OUT, ONE_ROW_DEEP_K, SMALL, NARROW)
                                            + tuple(DECODE.values()) + tuple(DECODE_HALF.values())
                                            + (DECODE_SHORT_K, DECODE_WIDE, GROUPED_LARGE, GROUPED_NARROW_N,
-                                              GROUPED_STREAM, CLUSTER_LARGE, CLUSTER_MEDIUM, CLUSTER_SMALL, CLUSTER_WIDE,
-                                              CLUSTER_WIDE_160)
+                                              GROUPED_STREAM, CLUSTER_LARGE, CLUSTER_LARGE_FEW_ROWS, CLUSTER_MEDIUM,
+                                              CLUSTER_SMALL, CLUSTER_WIDE, CLUSTER_WIDE_160)
                                            + tuple(SWAP_ROWS.values()))
 
 

@@ -17,7 +17,7 @@ from .config import GemmConfig, cdiv, check_config, is_two_part
 # the 64x128 pair 1.15-1.18x SMALL on 2 (off_sector_config). Held out, 24 random shapes: from 512 rows the 128x256 pair
 # 1.00-1.42x (geomean 1.14, 10 shapes), the 64x128 pair 1.04-1.19x; at 135-447 rows the 128x256 pair lost 4 of 7
 # (0.86-0.91x: a pair of tile-rows half empty, or 128x256 plans already good), so it starts at OFF_SECTOR_LARGE_MIN_M
-# rows. A second 23 held out: it lost 0.76-0.85x to 128x128 tiles on the 4 shapes whose 128x256 tiles were under a wave
+# rows (below them, the few-rows form further down: FEW_ROWS_PAIRS_K_MAJOR). A second 23 held out: it lost 0.76-0.85x to 128x128 tiles on the 4 shapes whose 128x256 tiles were under a wave
 # (40-50 of them: half the SMs idle), so from narrower tiles it needs a wave (results/2026-11-26-off-sector/). The same
 # rule for fp8 rows of 16 mod 32 bytes (K steps of 128 fp8 elements): on 7 such shapes 1.02-1.37x scaled_mm's previous
 # plans (fp8_off_sector.json).
@@ -32,6 +32,22 @@ CLUSTER_SMALL = GemmConfig(block_m=64, block_n=128, block_k=64, stages=8, consum
 # (medium_pair_heldout.json, fp8_medium_pair_heldout.json). The rule so amended, 20 fresh shapes: 1.118x, 19 of 20,
 # min 0.946 (medium_pair_heldout2.json).
 OFF_SECTOR_MEDIUM_PAIR = True
+# Under OFF_SECTOR_LARGE_MIN_M rows (two to four tile-rows) fitted_pair's pairs come too, the 128x256 one with the 4th
+# stage and chunked stores of the plain tile there (heuristics.LARGE_ONE_WAVE), which ran 3-8% ahead of CLUSTER_LARGE's
+# form at 200-460 rows. Found on 3 tile-rows against wide weights (329-384 x ~24000 x K), where the plan (128x128
+# tiles: the pair's empty fourth row would add a wave) ran at 0.52x cuBLAS: the pair 0.72x (8 of 8 ahead). Held out
+# (129-511 rows, shapes where the rule changes the plan): K-major seed 98 0.751 -> 0.854x after a flush (15 of 16);
+# its one loss (322x10256x1864: one wave of the plain 128x256 tile against two of 128x160 pairs) gave the guard
+# below; with it, seed 99 0.759 -> 0.878x after a flush (16 of 16), 0.761 -> 0.873x back to back (15 of 16, behind:
+# 381x6496x7080 -4%); a guard against the pair's own tile unpaired instead lost 324x27976x2056's +25%. B read along N
+# (N = 8 mod 16), seed 100: 0.837 -> 0.939x after a flush (11 of 12; behind: 248x11416x2944, 128x192 pair, -14%)
+# (results/2026-11-27-s38/). fp8 keeps OFF_SECTOR_LARGE_MIN_M (not measured here).
+FEW_ROWS_PAIRS_K_MAJOR = True
+FEW_ROWS_PAIRS_N_MAJOR = True
+FEW_ROWS_PAIR_MIN_M = 129
+FEW_ROWS_PAIR_WAVE_GUARD = True  # refused where its waves of pairs outnumber the waves of the tile it replaces
+CLUSTER_LARGE_FEW_ROWS = GemmConfig(block_m=128, block_n=256, block_k=64, stages=4, consumer_warps=8, group_m=16,
+                                    store_chunks=4, cluster_m=2)
 CLUSTER_MEDIUM = GemmConfig(block_m=128, block_n=128, block_k=64, stages=6, consumer_warps=4, group_m=8, cluster_m=2)
 # Two-part pairs (128 + 64 and 128 + 32 columns; on a weight read along K each CTA loads half of every rest-wide box of
 # B, on one read along N every other whole box: GemmConfig.b_pieces_for). Where the 128x256 pairs leave their last wave
@@ -67,12 +83,14 @@ FP8_CLUSTER_SMALL = CLUSTER_SMALL.replace(block_k=128)
 # were worth it: pair_adds_a_wave's docstring): refusing only a pair that needs over N_MAJOR_PAIR_WAVE_RATIO times the
 # unpaired tile's waves took 12 shapes where that changes the plan (seed 93) from 0.810 to 0.916x cuBLAS after a
 # flush, 12 of 12 ahead, and 13 more (seed 95: 12 fresh, all ahead or even, and 636x31768x5792) from 0.838 to 0.938x;
-# 636x31768x5792 0.866 -> 0.839 (results/2026-11-27-s37/nnratio93/, nnratio95/). Above the ratio nothing was measured
-# on this layout; the refusal there is kept as the cautious side. None: no such guard.
+# 636x31768x5792 0.866 -> 0.839 (results/2026-11-27-s37/nnratio93/, nnratio95/). Above 1.2 (seed 96, 12 shapes where
+# dropping the guard changes the plan): 0.862 -> 0.898x after a flush, 9 of 12 ahead (behind: 1367x8808x6912 -7%,
+# 583x19672x2576 -6%, 585x17064x2120 -1%; results/2026-11-27-s38/nnratio96/), so no guard (None) since session 38.
 N_MAJOR_PAIRS = True
-N_MAJOR_PAIR_WAVE_RATIO = 1.2
+N_MAJOR_PAIR_WAVE_RATIO: float | None = None
 # The 128x128 pair's own wave guard (pair_adds_a_wave): refused where its pairs need over this many times the
-# unpaired tile's waves; 1.0 refuses any extra wave (as measured in session 36).
+# unpaired tile's waves; 1.0 refuses any extra wave. 1.2 on 12 shapes of 3 tile-rows (seed 97) was a wash, 0.522 ->
+# 0.529x cuBLAS, 5 of 12 behind (results/2026-11-27-s38/medratio97/); the few-rows pairs above now take those shapes.
 MEDIUM_PAIR_WAVE_RATIO = 1.0
 # Whether fitted_pair offers the two-part pairs on such a weight too (their rest-wide boxes whole, taken by the CTAs
 # in turn: GemmConfig.b_pieces_for), on the K-major rule's wave model and tile times. Held out (seed 90, 16 nn shapes
@@ -99,13 +117,20 @@ def off_sector_config(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: in
             or cfg.consumers > 1 or cfg.block_k != 128 // in_dtype.itemsize):
         return None
     rows = cdiv(M, 128)
+    few_rows = (not fp8 and FEW_ROWS_PAIR_MIN_M <= M < OFF_SECTOR_LARGE_MIN_M
+                and (FEW_ROWS_PAIRS_K_MAJOR if b_kmajor else FEW_ROWS_PAIRS_N_MAJOR))
+    large = (cfg.block_m == 128 and (M >= OFF_SECTOR_LARGE_MIN_M or few_rows)
+             and (cfg.block_n == 256 or rows * cdiv(N, 256) >= num_sms
+                  or (OFF_SECTOR_TWO_PART_PAIRS and TWO_PART_PAIRS_UNDER_A_WAVE and not fp8
+                      and is_two_part(cfg.block_n))))
+    if large and few_rows:
+        pair = fitted_pair(M, N, num_sms, in_dtype, out_dtype, b_kmajor, few_rows=True)
+        plan_waves = cdiv(cdiv(M, cfg.block_m) * cdiv(N, cfg.block_n), num_sms)
+        large = not FEW_ROWS_PAIR_WAVE_GUARD or pair_waves(pair, M, N, num_sms)[0] <= plan_waves
     if cfg.block_m == 64 and cfg.block_n == 128:  # SMALL, FP8_SMALL
         pair = FP8_CLUSTER_SMALL if fp8 else CLUSTER_SMALL
-    elif (cfg.block_m == 128 and M >= OFF_SECTOR_LARGE_MIN_M
-          and (cfg.block_n == 256 or rows * cdiv(N, 256) >= num_sms
-               or (OFF_SECTOR_TWO_PART_PAIRS and TWO_PART_PAIRS_UNDER_A_WAVE and not fp8
-                   and is_two_part(cfg.block_n)))):
-        pair = FP8_CLUSTER_LARGE if fp8 else fitted_pair(M, N, num_sms, in_dtype, out_dtype, b_kmajor)
+    elif large:
+        pair = FP8_CLUSTER_LARGE if fp8 else fitted_pair(M, N, num_sms, in_dtype, out_dtype, b_kmajor, few_rows)
     elif (OFF_SECTOR_MEDIUM_PAIR and not fp8 and cfg.block_m == 128 and cfg.block_n == 128 and rows > 1
           and not pair_adds_a_wave(CLUSTER_MEDIUM, M, N, num_sms)):
         # A pair covers two tile-rows: an odd count adds a row of idle CTAs, which must not add a wave.
@@ -141,24 +166,26 @@ def pair_waves(pair: GemmConfig, M: int, N: int, num_sms: int) -> tuple[int, int
 
 
 def fitted_pair(M: int, N: int, num_sms: int, in_dtype: torch.dtype, out_dtype: torch.dtype,
-                b_kmajor: bool = True) -> GemmConfig:
+                b_kmajor: bool = True, few_rows: bool = False) -> GemmConfig:
     """The 128-row pair (128x256, or the two-part 128x192 / 128x160 for 16-bit outputs) that runs the product in the
     fewest tile-times: each pair takes two tile-rows, so waves count pairs (half the SMs each) over 256-row bands;
     a wave costs its tile's time against a 128x256 tile's. A two-part pair must beat the 128x256 pair by the plain
     two-part tiles' margin (WIDE_MIN_GAIN): held out (seed 83), the two it lost by 5-6% were near-ties in the model
-    (0.99: many waves, where the wider tile's reuse wins, as for the plain tiles)."""
+    (0.99: many waves, where the wider tile's reuse wins, as for the plain tiles). few_rows: under
+    OFF_SECTOR_LARGE_MIN_M rows, where the 128x256 pair is CLUSTER_LARGE_FEW_ROWS (4 stages, chunked stores)."""
     from .heuristics import WIDE_160_TILE_TIME, WIDE_MIN_GAIN, WIDE_TILE_TIME  # heuristics imports this module
 
-    options = [(CLUSTER_LARGE, 1.0)]
+    large = CLUSTER_LARGE_FEW_ROWS if few_rows else CLUSTER_LARGE
+    options = [(large, 1.0)]
     if (OFF_SECTOR_TWO_PART_PAIRS and out_dtype.itemsize == 2  # measured on 16-bit outputs only
             and (b_kmajor or N_MAJOR_TWO_PART_PAIRS)):
         options += [(CLUSTER_WIDE, WIDE_TILE_TIME), (CLUSTER_WIDE_160, WIDE_160_TILE_TIME)]
-    best, best_time = CLUSTER_LARGE, None
+    best, best_time = large, None
     for pair, tile_time in options:
         if check_config(pair, in_dtype, out_dtype) is not None:
             continue
         t = pair_waves(pair, M, N, num_sms)[0] * tile_time
-        if pair is not CLUSTER_LARGE and best_time is not None:
+        if pair is not large and best_time is not None:
             t /= WIDE_MIN_GAIN  # priced against the 128x256 pair (always first, always valid where any pair is)
         if best_time is None or t < best_time:
             best, best_time = pair, t
