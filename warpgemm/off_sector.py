@@ -40,7 +40,8 @@ OFF_SECTOR_MEDIUM_PAIR = True
 # its one loss (322x10256x1864: one wave of the plain 128x256 tile against two of 128x160 pairs) gave the guard
 # below; with it, seed 99 0.759 -> 0.878x after a flush (16 of 16), 0.761 -> 0.873x back to back (15 of 16, behind:
 # 381x6496x7080 -4%); a guard against the pair's own tile unpaired instead lost 324x27976x2056's +25%. B read along N
-# (N = 8 mod 16), seed 100: 0.837 -> 0.939x after a flush (11 of 12; behind: 248x11416x2944, 128x192 pair, -14%)
+# (N = 8 mod 16), seed 100: 0.837 -> 0.939x after a flush (11 of 12; behind: 248x11416x2944, 128x192 pair, -14%),
+# 0.836 -> 0.928x back to back (10 of 12, the two behind by 0.5% and 3%)
 # (results/2026-11-27-s38/). fp8 keeps OFF_SECTOR_LARGE_MIN_M (not measured here).
 FEW_ROWS_PAIRS_K_MAJOR = True
 FEW_ROWS_PAIRS_N_MAJOR = True
@@ -85,7 +86,8 @@ FP8_CLUSTER_SMALL = CLUSTER_SMALL.replace(block_k=128)
 # flush, 12 of 12 ahead, and 13 more (seed 95: 12 fresh, all ahead or even, and 636x31768x5792) from 0.838 to 0.938x;
 # 636x31768x5792 0.866 -> 0.839 (results/2026-11-27-s37/nnratio93/, nnratio95/). Above 1.2 (seed 96, 12 shapes where
 # dropping the guard changes the plan): 0.862 -> 0.898x after a flush, 9 of 12 ahead (behind: 1367x8808x6912 -7%,
-# 583x19672x2576 -6%, 585x17064x2120 -1%; results/2026-11-27-s38/nnratio96/), so no guard (None) since session 38.
+# 583x19672x2576 -6%, 585x17064x2120 -1%; results/2026-11-27-s38/nnratio96/); back to back 0.891 -> 0.901x, 7 of 12
+# ahead (583x19672x2576 -8%, 780x13096x7696 -6%). So no guard (None) since session 38: a small gain, not a clean one.
 N_MAJOR_PAIRS = True
 N_MAJOR_PAIR_WAVE_RATIO: float | None = None
 # The 128x128 pair's own wave guard (pair_adds_a_wave): refused where its pairs need over this many times the
