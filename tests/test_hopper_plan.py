@@ -366,13 +366,44 @@ def test_off_sector_pairs_at_two_to_four_tile_rows():
     # One wave of plain 128x256 tiles (3 x 41) against two of 128x160 pairs: the plan keeps its tile.
     assert chosen(322, 10256, 1864) == LARGE_ONE_WAVE
     assert chosen(352, 25216, 7840).cluster_m == 1  # rows on sectors
-    assert chosen(120, 25216, 7832).block_m == 64  # one tile-row: the 64-row tiles' own pair
+    from warpgemm.off_sector import CLUSTER_LARGE, CLUSTER_SMALL, off_sector_config
+
+    assert chosen(120, 25216, 7832) == CLUSTER_SMALL  # one tile-row: the 64-row tiles' own pair
+    assert off_sector_config(LARGE_ONE_WAVE, 1, 128, 33000, 132, BF, BF) is None  # under FEW_ROWS_PAIR_MIN_M
+    assert off_sector_config(LARGE_ONE_WAVE, 1, 129, 33000, 132, BF, BF)[0] == CLUSTER_LARGE_FEW_ROWS
+    assert off_sector_config(LARGE_ONE_WAVE, 1, 511, 33000, 132, BF, BF)[0] == CLUSTER_LARGE_FEW_ROWS
+    assert off_sector_config(LARGE_ONE_WAVE, 1, 512, 25216, 132, BF, BF)[0] == CLUSTER_LARGE  # the 3-stage pair
     with mock.patch.object(off_sector, "FEW_ROWS_PAIRS_K_MAJOR", False):
         assert chosen(352, 25216, 7832) == MEDIUM
+        assert chosen(446, 29384, 3632, nn=True) == CLUSTER_LARGE_FEW_ROWS  # the other layout's own flag
+    with mock.patch.object(off_sector, "FEW_ROWS_PAIRS_N_MAJOR", False):
+        assert chosen(446, 29384, 3632, nn=True).cluster_m == 1
+    # The guard on a weight read along N: one wave of plain 128x256 tiles against two of pairs.
+    assert off_sector_config(LARGE_ONE_WAVE, 1, 322, 10256, 132, BF, BF, b_kmajor=False) is None
     from warpgemm.heuristics import FP8_LARGE
     from warpgemm.off_sector import off_sector_config
 
     assert off_sector_config(FP8_LARGE, 1, 352, 25216, 132, torch.float8_e4m3fn, BF) is None  # fp8: from 512 rows
+
+
+def test_off_sector_128x256_pair_goes_before_swap_rows_tiles_at_three_tile_rows():
+    """From off_sector.PAIRS_OVER_SWAP_ROWS_MIN_M rows a weight read along K whose rows start off sectors takes the
+    few-rows 128x256 pair where swap_rows would run a swap tile; not a two-part pair, not under those rows, not on a
+    weight read along N, and never on rows on sectors."""
+    from warpgemm import off_sector
+    from warpgemm.off_sector import CLUSTER_LARGE_FEW_ROWS
+
+    def chosen(M, N, K, nn=False):
+        b = meta(1, K, N) if nn else meta(N, K).t().unsqueeze(0)
+        return plan(meta(1, M, K), b, meta(1, M, N)).config
+
+    assert chosen(400, 21072, 3176) == CLUSTER_LARGE_FEW_ROWS  # a 128x144 swap tile before (0.59 -> 0.87x)
+    assert chosen(257, 14360, 2616) == CLUSTER_LARGE_FEW_ROWS
+    assert chosen(280, 6280, 1496).swap_ab  # fitted_pair would pick the 128x192 pair here: the swap tile stays
+    assert chosen(400, 21072, 3184).swap_ab  # rows on sectors
+    assert chosen(187, 23392, 6360).swap_ab  # two tile-rows: not measured to pay
+    with mock.patch.object(off_sector, "PAIRS_OVER_SWAP_ROWS_MIN_M", None):
+        assert chosen(400, 21072, 3176).swap_ab
 
 
 def test_off_sector_pairs_fit_the_waves_with_two_part_tiles():

@@ -17,20 +17,21 @@ from .config import GemmConfig, cdiv, check_config, is_two_part
 # the 64x128 pair 1.15-1.18x SMALL on 2 (off_sector_config). Held out, 24 random shapes: from 512 rows the 128x256 pair
 # 1.00-1.42x (geomean 1.14, 10 shapes), the 64x128 pair 1.04-1.19x; at 135-447 rows the 128x256 pair lost 4 of 7
 # (0.86-0.91x: a pair of tile-rows half empty, or 128x256 plans already good), so it starts at OFF_SECTOR_LARGE_MIN_M
-# rows (below them, the few-rows form further down: FEW_ROWS_PAIRS_K_MAJOR). A second 23 held out: it lost 0.76-0.85x to 128x128 tiles on the 4 shapes whose 128x256 tiles were under a wave
-# (40-50 of them: half the SMs idle), so from narrower tiles it needs a wave (results/2026-11-26-off-sector/). The same
+# rows (below them, the few-rows form further down: FEW_ROWS_PAIRS_K_MAJOR). A second 23 held out: it lost 0.76-0.85x
+# to 128x128 tiles on the 4 shapes whose 128x256 tiles were under a wave (40-50 of them: half the SMs idle), so from
+# narrower tiles it needs a wave (results/2026-11-26-off-sector/). The same
 # rule for fp8 rows of 16 mod 32 bytes (K steps of 128 fp8 elements): on 7 such shapes 1.02-1.37x scaled_mm's previous
 # plans (fp8_off_sector.json).
 OFF_SECTOR_LARGE_MIN_M = 512
 OFF_SECTOR_CLUSTERS = True
 CLUSTER_LARGE = GemmConfig(block_m=128, block_n=256, block_k=64, stages=3, consumer_warps=8, group_m=16, cluster_m=2)
 CLUSTER_SMALL = GemmConfig(block_m=64, block_n=128, block_k=64, stages=8, consumer_warps=4, group_m=8, cluster_m=2)
-# 128x128 tiles that stay (under a wave of 128x256 tiles, or under 512 rows) take their own pair: 1.06-1.17x on 10 of
-# 11 such shapes, 0.97x on one (off_sector_rest.json; two tile-rows at least). Held out, 20 random shapes: 1.118x, but
-# 0.75x where the pairs' idle row made a second wave (356 rows: 3 tile-rows) -> not where it adds a wave. fp8: 1.061x
-# with 3 of 12 behind (0.87-0.95, under a wave of tiles, no separating count) -> 16-bit inputs only
-# (medium_pair_heldout.json, fp8_medium_pair_heldout.json). The rule so amended, 20 fresh shapes: 1.118x, 19 of 20,
-# min 0.946 (medium_pair_heldout2.json).
+# 128x128 tiles that stay (under a wave of 128x256 tiles; for fp8 also under 512 rows) take their own pair:
+# 1.06-1.17x on 10 of 11 such shapes, 0.97x on one (off_sector_rest.json; two tile-rows at least). Held out, 20
+# random shapes: 1.118x, but 0.75x where the pairs' idle row made a second wave (356 rows: 3 tile-rows) -> not where
+# it adds a wave. fp8: 1.061x with 3 of 12 behind (0.87-0.95, under a wave of tiles, no separating count) -> 16-bit
+# inputs only (medium_pair_heldout.json, fp8_medium_pair_heldout.json). The rule so amended, 20 fresh shapes: 1.118x,
+# 19 of 20, min 0.946 (medium_pair_heldout2.json).
 OFF_SECTOR_MEDIUM_PAIR = True
 # Under OFF_SECTOR_LARGE_MIN_M rows (two to four tile-rows) fitted_pair's pairs come too, the 128x256 one with the 4th
 # stage and chunked stores of the plain tile there (heuristics.LARGE_ONE_WAVE), which ran 3-8% ahead of CLUSTER_LARGE's
@@ -46,7 +47,20 @@ OFF_SECTOR_MEDIUM_PAIR = True
 FEW_ROWS_PAIRS_K_MAJOR = True
 FEW_ROWS_PAIRS_N_MAJOR = True
 FEW_ROWS_PAIR_MIN_M = 129
-FEW_ROWS_PAIR_WAVE_GUARD = True  # refused where its waves of pairs outnumber the waves of the tile it replaces
+# Refused where its waves of pairs outnumber the waves of the tile it replaces. Waves, not tile-times: against 128x128
+# tiles the guard never refuses (a wave of 128x256 pairs does the work of two of them at 2-4 tile-rows), which is
+# what was measured (324x27976x2056: 4 waves of pairs against 5 of 128x128 tiles, +25%); it acts against the plain
+# 128x256 tile (322x10256x1864: one wave of it against two of 128x160 pairs, -14% without the guard).
+FEW_ROWS_PAIR_WAVE_GUARD = True
+# From these rows (3-4 tile-rows) a weight read along K takes the few-rows 128x256 pair before swap_rows' tiles
+# (ops/gemm_impl._heuristics_tile; only that pair: where fitted_pair picks a two-part one, the swap tile stays). Forced
+# on 9 off-sector shapes whose plan was a swap tile, the 128x256 pair ran 1.06-1.40x it at 391-432 rows and 0.99-1.16x
+# at 142-187 (swapoff.json). Held out (seed 103, 10 shapes of 257-511 rows where any pair would replace the swap tile;
+# pos103/): the 6 that took the 128x256 pair +5% to +51% after a flush (400x21072x3176 0.59 -> 0.87x cuBLAS), the 4
+# two-part pairs -10% to +9%. Seed 104 (8 fresh shapes where the rule so restricted changes the plan; pos104/,
+# posb2b/): 0.723 -> 0.757x after a flush, 7 of 8 ahead, 0.685 -> 0.703x back to back, 7 of 8 (with 4 of seed 103's:
+# 0.661 -> 0.735x, 11 of 12); behind in both: 291x7840x3224 (-9%, -14%; 62 pairs in one wave). results/2026-11-27-s38/.
+PAIRS_OVER_SWAP_ROWS_MIN_M: int | None = 257
 CLUSTER_LARGE_FEW_ROWS = GemmConfig(block_m=128, block_n=256, block_k=64, stages=4, consumer_warps=8, group_m=16,
                                     store_chunks=4, cluster_m=2)
 CLUSTER_MEDIUM = GemmConfig(block_m=128, block_n=128, block_k=64, stages=6, consumer_warps=4, group_m=8, cluster_m=2)
@@ -125,14 +139,13 @@ def off_sector_config(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: in
              and (cfg.block_n == 256 or rows * cdiv(N, 256) >= num_sms
                   or (OFF_SECTOR_TWO_PART_PAIRS and TWO_PART_PAIRS_UNDER_A_WAVE and not fp8
                       and is_two_part(cfg.block_n))))
-    if large and few_rows:
-        pair = fitted_pair(M, N, num_sms, in_dtype, out_dtype, b_kmajor, few_rows=True)
-        plan_waves = cdiv(cdiv(M, cfg.block_m) * cdiv(N, cfg.block_n), num_sms)
-        large = not FEW_ROWS_PAIR_WAVE_GUARD or pair_waves(pair, M, N, num_sms)[0] <= plan_waves
+    fitted = fitted_pair(M, N, num_sms, in_dtype, out_dtype, b_kmajor, few_rows) if large and not fp8 else None
+    if fitted is not None and few_rows and FEW_ROWS_PAIR_WAVE_GUARD:
+        large = pair_waves(fitted, M, N, num_sms)[0] <= cdiv(cdiv(M, cfg.block_m) * cdiv(N, cfg.block_n), num_sms)
     if cfg.block_m == 64 and cfg.block_n == 128:  # SMALL, FP8_SMALL
         pair = FP8_CLUSTER_SMALL if fp8 else CLUSTER_SMALL
     elif large:
-        pair = FP8_CLUSTER_LARGE if fp8 else fitted_pair(M, N, num_sms, in_dtype, out_dtype, b_kmajor, few_rows)
+        pair = FP8_CLUSTER_LARGE if fp8 else fitted
     elif (OFF_SECTOR_MEDIUM_PAIR and not fp8 and cfg.block_m == 128 and cfg.block_n == 128 and rows > 1
           and not pair_adds_a_wave(CLUSTER_MEDIUM, M, N, num_sms)):
         # A pair covers two tile-rows: an odd count adds a row of idle CTAs, which must not add a wave.
@@ -150,11 +163,12 @@ def off_sector_config(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: in
 
 
 def pair_adds_a_wave(pair: GemmConfig, M: int, N: int, num_sms: int) -> bool:
-    """Whether `pair` needs more waves than its tile unpaired: a pair takes two tile-rows, so an odd count of rows
-    leaves half of the last band's CTAs idle. The 128x128 pair's condition on either layout (the 128x256, two-part and
-    64x128 pairs on a weight read along N have a looser one: N_MAJOR_PAIR_WAVE_RATIO). The 128x256 pair on a weight
-    read along K has none: a guard refusing it only where it needs over 1.2x the unpaired tile's waves (5 against 4,
-    4 against 3) was tried, and 16 held-out shapes ran 4% slower with it, 14 of them behind
+    """Whether `pair` needs over MEDIUM_PAIR_WAVE_RATIO times the waves of its tile unpaired: a pair takes two
+    tile-rows, so an odd count of rows leaves half of the last band's CTAs idle. The 128x128 pair's condition on
+    either layout (the 128x256, two-part and 64x128 pairs on a weight read along N have none since session 38:
+    N_MAJOR_PAIR_WAVE_RATIO; at 129-511 rows the fitted pairs have FEW_ROWS_PAIR_WAVE_GUARD). From 512 rows the 128x256
+    pair on a weight read along K has none: a guard refusing it only where it needs over 1.2x the unpaired tile's
+    waves (5 against 4, 4 against 3) was tried, and 16 held-out shapes ran 4% slower with it, 14 of them behind
     (results/2026-11-27-s37/guard92/): the pair's faster reads of such rows outweigh the wave."""
     paired, unpaired = pair_waves(pair, M, N, num_sms)
     return paired > MEDIUM_PAIR_WAVE_RATIO * unpaired
