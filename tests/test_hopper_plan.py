@@ -346,8 +346,8 @@ def test_weight_rows_off_sectors_take_the_cluster_pair_of_the_chosen_tile():
 def test_off_sector_pairs_at_two_to_four_tile_rows():
     """Under OFF_SECTOR_LARGE_MIN_M rows (129-511) a weight whose rows start off sectors takes the fitted pair too,
     with the 128x256 pair's 4-stage, chunked-store form (off_sector.CLUSTER_LARGE_FEW_ROWS), on either layout;
-    refused where its waves of pairs would outnumber the waves of the tile it replaces; never for fp8 or one
-    tile-row."""
+    refused where its waves of pairs would outnumber the waves of the tile it replaces; never for one tile-row (fp8:
+    the next test)."""
     from warpgemm import off_sector
     from warpgemm.heuristics import LARGE_ONE_WAVE, MEDIUM
     from warpgemm.off_sector import CLUSTER_LARGE_FEW_ROWS, CLUSTER_WIDE, CLUSTER_WIDE_160
@@ -380,10 +380,36 @@ def test_off_sector_pairs_at_two_to_four_tile_rows():
         assert chosen(446, 29384, 3632, nn=True).cluster_m == 1
     # The guard on a weight read along N: one wave of plain 128x256 tiles against two of pairs.
     assert off_sector_config(LARGE_ONE_WAVE, 1, 322, 10256, 132, BF, BF, b_kmajor=False) is None
-    from warpgemm.heuristics import FP8_LARGE
-    from warpgemm.off_sector import off_sector_config
 
-    assert off_sector_config(FP8_LARGE, 1, 352, 25216, 132, torch.float8_e4m3fn, BF) is None  # fp8: from 512 rows
+
+def test_fp8_off_sector_pair_at_two_to_four_tile_rows():
+    """fp8 rows of 16 mod 32 bytes at 129-511 rows take the 128x256 pair alone (FP8_CLUSTER_LARGE_FEW_ROWS: 4 stages,
+    chunked stores, so row-wise scales take it too), under the same wave guard; no two-part pairs; the flag turns it
+    off; a swap tile stays."""
+    from warpgemm import off_sector
+    from warpgemm.heuristics import FP8_LARGE, FP8_LARGE_ROWWISE, FP8_MEDIUM
+    from warpgemm.off_sector import FP8_CLUSTER_LARGE, FP8_CLUSTER_LARGE_FEW_ROWS, off_sector_config
+    from warpgemm.ops.scaled import ROWWISE, TENSORWISE
+    from warpgemm.ops.scaled import plan as fp8_plan
+
+    e4 = torch.float8_e4m3fn
+
+    def chosen(M, N, K, mode=TENSORWISE):
+        return fp8_plan(meta(M, K, dtype=e4), meta(N, K, dtype=e4).t(), meta(M, N), mode, False, None).config
+
+    assert FP8_CLUSTER_LARGE_FEW_ROWS == FP8_LARGE_ROWWISE.replace(cluster_m=2, group_m=16)
+    assert off_sector_config(FP8_LARGE, 1, 352, 25216, 132, e4, BF)[0] == FP8_CLUSTER_LARGE_FEW_ROWS
+    assert off_sector_config(FP8_LARGE, 1, 128, 25216, 132, e4, BF) is None  # one tile-row
+    assert off_sector_config(FP8_LARGE, 1, 512, 25216, 132, e4, BF)[0] == FP8_CLUSTER_LARGE  # the 3-stage pair
+    assert chosen(494, 30128, 4720) == FP8_CLUSTER_LARGE_FEW_ROWS  # 128x128 tiles before (measured 0.535 -> 0.977x)
+    assert chosen(420, 24896, 6192) == FP8_CLUSTER_LARGE_FEW_ROWS  # the plain 128x256 s4 c4 tile before
+    assert chosen(460, 24224, 4816, ROWWISE) == FP8_CLUSTER_LARGE_FEW_ROWS  # chunked stores: row-wise scales too
+    assert chosen(494, 30128, 4736).cluster_m == 1  # rows on sectors
+    # The wave guard: 3 x 112 plain 128x256 tiles make 3 waves, 2 x 112 pairs 4 (66 pairs a wave).
+    assert chosen(299, 28496, 5584) == FP8_LARGE_ROWWISE
+    assert chosen(162, 20592, 2064).swap_ab  # swap_rows' tile stays
+    with mock.patch.object(off_sector, "FEW_ROWS_PAIRS_FP8", False):
+        assert chosen(494, 30128, 4720) == FP8_MEDIUM
 
 
 def test_off_sector_128x256_pair_goes_before_swap_rows_tiles_at_three_tile_rows():

@@ -56,7 +56,8 @@ from .config import GemmConfig, WIDE_BLOCK_N, cdiv, check_config
 from .swap_rows import PLAIN_TILE_TIME, SWAP_ROWS, SWAP_ROWS_FP8, swap_rows_config
 # The cluster pairs for rows off 32-byte sectors (off_sector.py), shipped configs here too.
 from .off_sector import (CLUSTER_LARGE, CLUSTER_LARGE_FEW_ROWS, CLUSTER_MEDIUM, CLUSTER_SMALL, CLUSTER_WIDE,
-                         CLUSTER_WIDE_160, FP8_CLUSTER_LARGE, FP8_CLUSTER_SMALL)
+                         CLUSTER_WIDE_160, FP8_CLUSTER_LARGE, FP8_CLUSTER_LARGE_FEW_ROWS,
+                         FP8_CLUSTER_SMALL)
 
 # Two consumer warpgroups share a 128x256 tile: each issues m64n256k16 wgmma, the widest there is.
 LARGE = GemmConfig(block_m=128, block_n=256, block_k=64, stages=3, consumer_warps=8, group_m=8)
@@ -286,7 +287,7 @@ FP8_WIDE_160_MIN_K = 2048
 # only (its unchunked store, as FP8_LARGE's; scaled.plan).
 FP8_CONFIGS: tuple[GemmConfig, ...] = (FP8_LARGE, FP8_LARGE_TALL_BANDS, FP8_LARGE_ROWWISE, FP8_LARGE_ROWWISE_TALL_BANDS,
                                        FP8_MEDIUM, FP8_SMALL, FP8_NARROW, FP8_WIDE, FP8_WIDE_160, FP8_CLUSTER_LARGE,
-                                       FP8_CLUSTER_SMALL) \
+                                       FP8_CLUSTER_LARGE_FEW_ROWS, FP8_CLUSTER_SMALL) \
     + tuple(FP8_DECODE.values()) + tuple(SWAP_ROWS_FP8.values())
 # 128x256 tiles that make 1-4 waves with a last wave under half full take 128x128 tiles instead (1024x14336x4096:
 # 3.4 waves, 0.90 -> 0.96x); the bf16 path splits such a tail off into a second launch instead.

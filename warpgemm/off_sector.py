@@ -43,9 +43,14 @@ OFF_SECTOR_MEDIUM_PAIR = True
 # 381x6496x7080 -4%); a guard against the pair's own tile unpaired instead lost 324x27976x2056's +25%. B read along N
 # (N = 8 mod 16), seed 100: 0.837 -> 0.939x after a flush (11 of 12; behind: 248x11416x2944, 128x192 pair, -14%),
 # 0.836 -> 0.928x back to back (10 of 12, the two behind by 0.5% and 3%)
-# (results/2026-11-27-s38/). fp8 keeps OFF_SECTOR_LARGE_MIN_M (not measured here).
+# (results/2026-11-27-s38/).
 FEW_ROWS_PAIRS_K_MAJOR = True
 FEW_ROWS_PAIRS_N_MAJOR = True
+# fp8 (K = 16 mod 32; B is always read along K) takes the 128x256 pair alone there, with fp8's 128-element K steps
+# (FP8_CLUSTER_LARGE_FEW_ROWS; no two-part pairs, as from 512 rows). Forced on 7 such shapes (299-510 rows, plans
+# 128x256 s4 c4 or 128x128 tiles; results/2026-11-27-s39/fp8few/): 1.00-1.83x the plan, 0.977 against 0.535x
+# torch._scaled_mm at 494x30128x4720; the 3-stage pair (FP8_CLUSTER_LARGE's form) 2-8% behind the 4-stage one.
+FEW_ROWS_PAIRS_FP8 = True
 FEW_ROWS_PAIR_MIN_M = 129
 # Refused where its waves of pairs outnumber the waves of the tile it replaces. Waves, not tile-times: against 128x128
 # tiles the guard never refuses (a wave of 128x256 pairs does the work of two of them at 2-4 tile-rows), which is
@@ -63,6 +68,7 @@ FEW_ROWS_PAIR_WAVE_GUARD = True
 PAIRS_OVER_SWAP_ROWS_MIN_M: int | None = 257
 CLUSTER_LARGE_FEW_ROWS = GemmConfig(block_m=128, block_n=256, block_k=64, stages=4, consumer_warps=8, group_m=16,
                                     store_chunks=4, cluster_m=2)
+FP8_CLUSTER_LARGE_FEW_ROWS = CLUSTER_LARGE_FEW_ROWS.replace(block_k=128)
 CLUSTER_MEDIUM = GemmConfig(block_m=128, block_n=128, block_k=64, stages=6, consumer_warps=4, group_m=8, cluster_m=2)
 # Two-part pairs (128 + 64 and 128 + 32 columns; on a weight read along K each CTA loads half of every rest-wide box of
 # B, on one read along N every other whole box: GemmConfig.b_pieces_for). Where the 128x256 pairs leave their last wave
@@ -133,19 +139,24 @@ def off_sector_config(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: in
             or cfg.consumers > 1 or cfg.block_k != 128 // in_dtype.itemsize):
         return None
     rows = cdiv(M, 128)
-    few_rows = (not fp8 and FEW_ROWS_PAIR_MIN_M <= M < OFF_SECTOR_LARGE_MIN_M
-                and (FEW_ROWS_PAIRS_K_MAJOR if b_kmajor else FEW_ROWS_PAIRS_N_MAJOR))
+    few_rows = (FEW_ROWS_PAIR_MIN_M <= M < OFF_SECTOR_LARGE_MIN_M
+                and (FEW_ROWS_PAIRS_FP8 if fp8 else FEW_ROWS_PAIRS_K_MAJOR if b_kmajor else FEW_ROWS_PAIRS_N_MAJOR))
     large = (cfg.block_m == 128 and (M >= OFF_SECTOR_LARGE_MIN_M or few_rows)
              and (cfg.block_n == 256 or rows * cdiv(N, 256) >= num_sms
                   or (OFF_SECTOR_TWO_PART_PAIRS and TWO_PART_PAIRS_UNDER_A_WAVE and not fp8
                       and is_two_part(cfg.block_n))))
-    fitted = fitted_pair(M, N, num_sms, in_dtype, out_dtype, b_kmajor, few_rows) if large and not fp8 else None
+    if not large:
+        fitted = None
+    elif fp8:
+        fitted = FP8_CLUSTER_LARGE_FEW_ROWS if few_rows else FP8_CLUSTER_LARGE
+    else:
+        fitted = fitted_pair(M, N, num_sms, in_dtype, out_dtype, b_kmajor, few_rows)
     if fitted is not None and few_rows and FEW_ROWS_PAIR_WAVE_GUARD:
         large = pair_waves(fitted, M, N, num_sms)[0] <= cdiv(cdiv(M, cfg.block_m) * cdiv(N, cfg.block_n), num_sms)
     if cfg.block_m == 64 and cfg.block_n == 128:  # SMALL, FP8_SMALL
         pair = FP8_CLUSTER_SMALL if fp8 else CLUSTER_SMALL
     elif large:
-        pair = FP8_CLUSTER_LARGE if fp8 else fitted
+        pair = fitted
     elif (OFF_SECTOR_MEDIUM_PAIR and not fp8 and cfg.block_m == 128 and cfg.block_n == 128 and rows > 1
           and not pair_adds_a_wave(CLUSTER_MEDIUM, M, N, num_sms)):
         # A pair covers two tile-rows: an odd count adds a row of idle CTAs, which must not add a wave.
