@@ -66,4 +66,5 @@ def test_bench_rows_name_the_plan_that_runs():
     assert plan_name(meta(1, 4096), meta(4096, 4096).T) == "gemv"
     e4 = torch.float8_e4m3fn
     one = meta(dtype=torch.float32)
-    assert fp8_plan_name(meta(4096, 4112, dtype=e4), meta(4096, 4112, dtype=e4).T, one, one) == FP8_CLUSTER_LARGE.name
+    # 8 waves of pairs: the 3-stage one (off_sector.fp8_four_stages)
+    assert fp8_plan_name(meta(4096, 4112, dtype=e4), meta(8192, 4112, dtype=e4).T, one, one) == FP8_CLUSTER_LARGE.name

@@ -245,20 +245,21 @@ def test_repeated_calls_with_new_tensors_and_misaligned_scales():
 
 def test_weight_rows_off_sectors_take_cluster_pairs():
     """fp8 rows of 16 mod 32 bytes: the heuristics take the cluster pairs (off_sector.off_sector_config), with both
-    scale modes and a bias, on ragged tile-rows."""
-    from warpgemm.heuristics import FP8_CLUSTER_LARGE, FP8_CLUSTER_SMALL
+    scale modes and a bias, on ragged tile-rows: the 3-stage 128x256 pair on many waves (per-tensor scales), the
+    4-stage chunked-store one on few waves, for row-wise scales and at 129-511 rows, the 64x128 pair."""
+    from warpgemm.heuristics import FP8_CLUSTER_LARGE, FP8_CLUSTER_LARGE_FEW_ROWS as FOUR, FP8_CLUSTER_SMALL
     from warpgemm.ops.scaled import plan, scale_mode
 
     g = torch.Generator(device=DEV).manual_seed(19)
-    for (M, N, K), pair in (((4096, 4096, 4112), FP8_CLUSTER_LARGE), ((1099, 8576, 1712), FP8_CLUSTER_LARGE),
-                            ((1000, 1008, 1008), FP8_CLUSTER_SMALL), ((3072, 3072, 3088), FP8_CLUSTER_LARGE)):
+    for (M, N, K), pairs in (((4096, 4096, 4112), (FOUR, FOUR)), ((1099, 8576, 1712), (FOUR, FOUR)),
+                             ((1000, 1008, 1008), (FP8_CLUSTER_SMALL, FP8_CLUSTER_SMALL)),
+                             ((2050, 16384, 1040), (FP8_CLUSTER_LARGE, FOUR)), ((333, 14000, 2064), (FOUR, FOUR))):
         a, w = quantized(M, K, g), quantized(N, K, g)
         bias = torch.randn(N, device=DEV, generator=g).to(BF)
-        for mode in ("tensorwise", "rowwise"):
+        for mode, pair in zip(("tensorwise", "rowwise"), pairs):
             sa, sb = scales_for(mode, M, N, g)
             p = plan(a, w.T, torch.empty(M, N, device=DEV, dtype=BF), scale_mode(sa, sb, M, N), True, None)
-            if mode == "tensorwise" or pair.block_n < 256:
-                assert p.config == pair, (M, N, K, mode, p.reason)
+            assert p.config == pair, (M, N, K, mode, p.reason)
             check(a, w.T, sa, sb, bias, BF, None, f"{M}x{N}x{K} {mode}")
             if pair.block_n < 256:  # the 64x128 pair is also taken for fp32 outputs
                 check(a, w.T, sa, sb, None, F32, None, f"{M}x{N}x{K} {mode} fp32 out")

@@ -385,7 +385,8 @@ def test_off_sector_pairs_at_two_to_four_tile_rows():
 def test_fp8_off_sector_pair_at_two_to_four_tile_rows():
     """fp8 rows of 16 mod 32 bytes at 129-511 rows take the 128x256 pair alone (FP8_CLUSTER_LARGE_FEW_ROWS: 4 stages,
     chunked stores, so row-wise scales take it too), under the same wave guard; no two-part pairs; the flag turns it
-    off; a swap tile stays."""
+    off; a swap tile stays. From 512 rows the same pair where it makes at most FP8_PAIR_FOUR_STAGES_MAX_WAVES waves,
+    and always for row-wise scales; the 3-stage one otherwise."""
     from warpgemm import off_sector
     from warpgemm.heuristics import FP8_LARGE, FP8_LARGE_ROWWISE, FP8_MEDIUM
     from warpgemm.off_sector import FP8_CLUSTER_LARGE, FP8_CLUSTER_LARGE_FEW_ROWS, off_sector_config
@@ -400,7 +401,17 @@ def test_fp8_off_sector_pair_at_two_to_four_tile_rows():
     assert FP8_CLUSTER_LARGE_FEW_ROWS == FP8_LARGE_ROWWISE.replace(cluster_m=2, group_m=16)
     assert off_sector_config(FP8_LARGE, 1, 352, 25216, 132, e4, BF)[0] == FP8_CLUSTER_LARGE_FEW_ROWS
     assert off_sector_config(FP8_LARGE, 1, 128, 25216, 132, e4, BF) is None  # one tile-row
-    assert off_sector_config(FP8_LARGE, 1, 512, 25216, 132, e4, BF)[0] == FP8_CLUSTER_LARGE  # the 3-stage pair
+    # From 512 rows: the 3-stage pair on many waves of per-tensor scales, the 4-stage one on few or row-wise scales.
+    assert off_sector_config(FP8_LARGE, 1, 512, 25216, 132, e4, BF)[0] == FP8_CLUSTER_LARGE_FEW_ROWS  # 198 pairs: 3 waves
+    assert off_sector_config(FP8_LARGE, 1, 1024, 25216, 132, e4, BF)[0] == FP8_CLUSTER_LARGE  # 396 pairs: 6 waves
+    assert off_sector_config(FP8_LARGE, 1, 1470, 32032, 132, e4, BF)[0] == FP8_CLUSTER_LARGE  # 12 waves
+    assert off_sector_config(FP8_LARGE, 1, 1470, 32032, 132, e4, BF, rowwise=True)[0] == FP8_CLUSTER_LARGE_FEW_ROWS
+    assert chosen(857, 5440, 1808) == FP8_CLUSTER_LARGE_FEW_ROWS  # 88 pairs: 2 waves
+    assert chosen(3673, 22256, 4336, ROWWISE) == FP8_CLUSTER_LARGE_FEW_ROWS  # no pair before (whole-tile stores)
+    with mock.patch.object(off_sector, "FP8_ROWWISE_PAIRS", False):
+        assert chosen(3673, 22256, 4336, ROWWISE).cluster_m == 1
+    with mock.patch.object(off_sector, "FP8_PAIR_FOUR_STAGES", False):
+        assert chosen(857, 5440, 1808) == FP8_CLUSTER_LARGE
     assert chosen(494, 30128, 4720) == FP8_CLUSTER_LARGE_FEW_ROWS  # 128x128 tiles before (measured 0.535 -> 0.977x)
     assert chosen(420, 24896, 6192) == FP8_CLUSTER_LARGE_FEW_ROWS  # the plain 128x256 s4 c4 tile before
     assert chosen(460, 24224, 4816, ROWWISE) == FP8_CLUSTER_LARGE_FEW_ROWS  # chunked stores: row-wise scales too

@@ -266,8 +266,9 @@ def test_frozen_parameters_are_plain_operands():
 
 def test_fp8_weight_rows_off_sectors_take_cluster_pairs():
     """fp8 weights whose rows are 16 mod 32 bytes take the cluster pair of the chosen tile, as bf16 ones do
-    (off_sector.off_sector_config); the 128x256 pair only with per-tensor scales (its unchunked store)."""
-    from warpgemm.heuristics import FP8_CLUSTER_LARGE, FP8_CLUSTER_SMALL
+    (off_sector.off_sector_config); the 3-stage 128x256 pair only with per-tensor scales (its unchunked store), the
+    4-stage chunked-store one with either (tests/test_hopper_plan.py has its rules)."""
+    from warpgemm.heuristics import FP8_CLUSTER_LARGE, FP8_CLUSTER_LARGE_FEW_ROWS, FP8_CLUSTER_SMALL
     from warpgemm.ops.scaled import plan
 
     def chosen(M, N, K, mode=TENSORWISE, out=BF):
@@ -275,11 +276,13 @@ def test_fp8_weight_rows_off_sectors_take_cluster_pairs():
         w = torch.empty(N, K, dtype=E4, device="meta")
         return plan(a, w.T, torch.empty(M, N, dtype=out, device="meta"), mode, False, None)
 
-    p = chosen(4096, 4096, 4112)
+    p = chosen(4096, 8192, 4112)
     assert p.config == FP8_CLUSTER_LARGE and "off 32-byte sectors" in p.reason, p.reason
+    assert chosen(4096, 8192, 4112, ROWWISE).config == FP8_CLUSTER_LARGE_FEW_ROWS
+    assert chosen(4096, 4096, 4112).config == FP8_CLUSTER_LARGE_FEW_ROWS  # 4 waves of pairs
     assert chosen(1000, 1008, 1008).config == FP8_CLUSTER_SMALL
     assert chosen(1000, 1008, 1008, ROWWISE).config == FP8_CLUSTER_SMALL
-    assert chosen(4096, 4096, 4112, ROWWISE).config.cluster_m == 1
+    assert chosen(849, 8896, 1424, ROWWISE).config.cluster_m == 1  # 3 waves of pairs for 2 of tiles: the guard
     assert chosen(4096, 4096, 4096).config.cluster_m == 1  # 4096-byte rows
     assert chosen(16, 4096, 4112).config.cluster_m == 1  # decode tiles keep theirs
     assert chosen(486, 2144, 2352).config.cluster_m == 1  # 128x128 pairs: 16-bit inputs only (measured)

@@ -51,6 +51,21 @@ FEW_ROWS_PAIRS_N_MAJOR = True
 # 128x256 s4 c4 or 128x128 tiles; results/2026-11-27-s39/fp8few/): 1.00-1.83x the plan, 0.977 against 0.535x
 # torch._scaled_mm at 494x30128x4720; the 3-stage pair (FP8_CLUSTER_LARGE's form) 2-8% behind the 4-stage one.
 FEW_ROWS_PAIRS_FP8 = True
+# From 512 rows, fp8's 128x256 pair takes that 4-stage chunked form too where it makes few waves (per-tensor scales),
+# or always (row-wise scales, which before took no pair there: FP8_CLUSTER_LARGE stores whole 128x256 tiles, which
+# spills their scale vectors). Forced (results/2026-11-27-s39/large4/): per-tensor, 8 shapes where the plan was the
+# 3-stage pair, 1.02-1.05x it at 1.3-3.4 waves of pairs, 0.98-0.99x at 11.5 and 21; row-wise, 8 shapes, 0.97-1.31x the
+# plain 4-stage tile (7 of 8 ahead; behind 629x5040x1616, one wave either way).
+FP8_PAIR_FOUR_STAGES = True
+FP8_PAIR_FOUR_STAGES_MAX_WAVES = 4
+FP8_ROWWISE_PAIRS = True
+# Held out (seed 114, 10 row-wise shapes): 0.956 -> 1.054x, 9 of 10 ahead; behind 849x8896x1424 (-15%), where 3 waves
+# of pairs replace 2 of tiles. Ahead at up to 1.33x the tiles' waves (584x18640x6608: 4 against 3, +5%), so refused
+# above FP8_ROWWISE_PAIR_WAVE_RATIO times the replaced tile's waves. Checked (rwguard/, rw116/): on 8 shapes the
+# guard refuses (seed 115) the pair ran 0.829x cuBLAS against the plain tile's 0.969, behind on all 8; between 1.2x and
+# 1.4x a wash (seed 115: 6 shapes, 0.934 against 0.957; seed 116: 10 shapes where a 1.2 guard would refuse, 0.997
+# against 0.972, 7 of 10 ahead), so 1.4 stays.
+FP8_ROWWISE_PAIR_WAVE_RATIO: float | None = 1.4
 FEW_ROWS_PAIR_MIN_M = 129
 # Refused where its waves of pairs outnumber the waves of the tile it replaces. Waves, not tile-times: against 128x128
 # tiles the guard never refuses (a wave of 128x256 pairs does the work of two of them at 2-4 tile-rows), which is
@@ -125,12 +140,14 @@ N_MAJOR_PAIRS_OVER_ONE_PARTITION = False
 
 
 def off_sector_config(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: int, in_dtype: torch.dtype,
-                      out_dtype: torch.dtype, b_kmajor: bool = True) -> tuple[GemmConfig, str] | None:
+                      out_dtype: torch.dtype, b_kmajor: bool = True,
+                      rowwise: bool = False) -> tuple[GemmConfig, str] | None:
     """The cluster pair that replaces the heuristics' `cfg` for a weight whose rows start off 32-byte sectors
     (OFF_SECTOR_CLUSTERS' comment; `b_kmajor` False: read along N, N_MAJOR_PAIRS' comment), with the reason; None to
     keep `cfg` (swap-AB decode tiles, which stream the weight once and lose 2-7% there; 64-row decode tiles; shapes
     and dtypes a pair cannot take; batched products, on which no rule was measured). ops/gemm_impl.resolve_config
-    and ops/scaled.plan apply it after choose_config."""
+    and ops/scaled.plan apply it after choose_config; `rowwise`: fp8 with row-wise scales, whose 128x256 tiles
+    must store in chunks."""
     # The pairs' K steps are 128 bytes (64 bf16 / fp16 elements, 128 fp8), as are those of the tiles they replace.
     fp8 = in_dtype.itemsize == 1
     if not b_kmajor and (not N_MAJOR_PAIRS or fp8):
@@ -148,11 +165,12 @@ def off_sector_config(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: in
     if not large:
         fitted = None
     elif fp8:
-        fitted = FP8_CLUSTER_LARGE_FEW_ROWS if few_rows else FP8_CLUSTER_LARGE
+        four = few_rows or fp8_four_stages(M, N, num_sms, rowwise)
+        fitted = FP8_CLUSTER_LARGE_FEW_ROWS if four else FP8_CLUSTER_LARGE
     else:
         fitted = fitted_pair(M, N, num_sms, in_dtype, out_dtype, b_kmajor, few_rows)
     if fitted is not None and few_rows and FEW_ROWS_PAIR_WAVE_GUARD:
-        large = pair_waves(fitted, M, N, num_sms)[0] <= cdiv(cdiv(M, cfg.block_m) * cdiv(N, cfg.block_n), num_sms)
+        large = pair_waves(fitted, M, N, num_sms)[0] <= tile_waves(cfg, M, N, num_sms)
     if cfg.block_m == 64 and cfg.block_n == 128:  # SMALL, FP8_SMALL
         pair = FP8_CLUSTER_SMALL if fp8 else CLUSTER_SMALL
     elif large:
@@ -165,12 +183,24 @@ def off_sector_config(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: in
         return None
     if check_config(pair, in_dtype, out_dtype, weight_k_contiguous=b_kmajor) is not None:
         return None
+    if fp8 and rowwise and M >= OFF_SECTOR_LARGE_MIN_M and pair.block_n == 256 and FP8_ROWWISE_PAIR_WAVE_RATIO:
+        if pair_waves(pair, M, N, num_sms)[0] > FP8_ROWWISE_PAIR_WAVE_RATIO * tile_waves(cfg, M, N, num_sms):
+            return None
     if not b_kmajor and N_MAJOR_PAIR_WAVE_RATIO is not None:
         paired, unpaired = pair_waves(pair, M, N, num_sms)
         if paired > N_MAJOR_PAIR_WAVE_RATIO * unpaired:
             return None
     return pair, (f"the weight's rows start off 32-byte sectors: {pair.name} (CTA pairs multicast each B box, which "
                   f"such rows make slow to read) instead of {cfg.name}")
+
+
+def fp8_four_stages(M: int, N: int, num_sms: int, rowwise: bool) -> bool:
+    """From 512 rows, whether fp8's 128x256 pair takes the 4-stage chunked-store form (FP8_PAIR_FOUR_STAGES'
+    comment); row-wise scales need its chunked stores (scaled.plan refuses them the other)."""
+    if rowwise:
+        return FP8_ROWWISE_PAIRS
+    return (FP8_PAIR_FOUR_STAGES
+            and pair_waves(FP8_CLUSTER_LARGE_FEW_ROWS, M, N, num_sms)[0] <= FP8_PAIR_FOUR_STAGES_MAX_WAVES)
 
 
 def pair_adds_a_wave(pair: GemmConfig, M: int, N: int, num_sms: int) -> bool:
@@ -183,6 +213,11 @@ def pair_adds_a_wave(pair: GemmConfig, M: int, N: int, num_sms: int) -> bool:
     (results/2026-11-27-s37/guard92/): the pair's faster reads of such rows outweigh the wave."""
     paired, unpaired = pair_waves(pair, M, N, num_sms)
     return paired > MEDIUM_PAIR_WAVE_RATIO * unpaired
+
+
+def tile_waves(cfg: GemmConfig, M: int, N: int, num_sms: int) -> int:
+    """Waves of `cfg`'s tiles (unpaired) over all the SMs."""
+    return cdiv(cdiv(M, cfg.block_m) * cdiv(N, cfg.block_n), num_sms)
 
 
 def pair_waves(pair: GemmConfig, M: int, N: int, num_sms: int) -> tuple[int, int]:
