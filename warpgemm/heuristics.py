@@ -283,8 +283,8 @@ FP8_WIDE = GemmConfig(block_m=128, block_n=WIDE_BLOCK_N, block_k=128, stages=4, 
 FP8_WIDE_160 = GemmConfig(block_m=128, block_n=160, block_k=128, stages=5, consumer_warps=8, group_m=8,
                           store_chunks=5)
 FP8_WIDE_160_MIN_K = 2048
-# The off-sector pairs (off_sector.FP8_CLUSTER_*) with fp8's 128-element K steps; the 128x256 one for per-tensor scales
-# only (its unchunked store, as FP8_LARGE's; scaled.plan).
+# The off-sector pairs (off_sector.FP8_CLUSTER_*) with fp8's 128-element K steps; the 3-stage 128x256 one for
+# per-tensor scales only (its unchunked store, as FP8_LARGE's; scaled.plan), the 4-stage chunked one for either.
 FP8_CONFIGS: tuple[GemmConfig, ...] = (FP8_LARGE, FP8_LARGE_TALL_BANDS, FP8_LARGE_ROWWISE, FP8_LARGE_ROWWISE_TALL_BANDS,
                                        FP8_MEDIUM, FP8_SMALL, FP8_NARROW, FP8_WIDE, FP8_WIDE_160, FP8_CLUSTER_LARGE,
                                        FP8_CLUSTER_LARGE_FEW_ROWS, FP8_CLUSTER_SMALL) \
