@@ -508,3 +508,30 @@ def test_rows_off_sectors_skip_128x128_tiles_alone_with_a_wave_of_128x256_ones()
     p = nn(1099, 8568, 1704)  # and the weight's rows (N = 8 mod 16) too
     assert p.config.block_n == 256 and p.config.cluster_m == 2, p.config_reason
     assert nn(512, 4104, 4104).config == CLUSTER_MEDIUM  # 68 128x256 tiles: under a wave
+
+
+def test_few_tiles_over_long_k_take_split_128x128_tiles():
+    """Where the heuristics would take 64x64 tiles filling at most FEW_TILES_SPLIT_MAX_FILL of the SMs over K >=
+    FEW_TILES_SPLIT_MIN_K, 128x128 tiles cut into 4 parts of K; not where the 64x64 tiles fill the SMs (`mid`'s
+    128x4096x14336), at short K, batched, for fp8, or with the flag off."""
+    from warpgemm import few_tiles_split as fts
+    from warpgemm.few_tiles_split import SPLIT_TILE, few_tiles_split
+    from warpgemm.heuristics import NARROW, choose_config
+
+    def chosen(M, N, K, nn=False, batches=1):
+        b = meta(batches, K, N) if nn else meta(batches, N, K).transpose(1, 2)
+        return plan(meta(batches, M, K), b, meta(batches, M, N)).config
+
+    assert chosen(104, 2832, 7816) == SPLIT_TILE  # 90 64x64 tiles; 23 128x128 tiles x 4 parts
+    assert chosen(90, 1048, 6664, nn=True) == SPLIT_TILE
+    assert chosen(250, 1200, 4096) == SPLIT_TILE  # 76 64x64 tiles; 2 x 10 tiles x 4 = 80 units
+    assert chosen(250, 1200, 4088) == NARROW  # K under FEW_TILES_SPLIT_MIN_K
+    assert chosen(300, 1200, 8192) == NARROW  # 95 64x64 tiles: over 70% of the SMs
+    assert chosen(128, 4096, 14336) == NARROW  # 128 64x64 tiles: the SMs are full
+    assert chosen(104, 2832, 7816, batches=2).split_k == 1
+    assert few_tiles_split(1, 104, 2832, 7816, 132, torch.float8_e4m3fn, 90) is None
+    assert few_tiles_split(1, 104, 2832, 7816, 60, BF, 40) is None  # 23 tiles x 4 parts over 60 SMs
+    with mock.patch.object(fts, "FEW_TILES_SPLIT", False):
+        choose_config.cache_clear()
+        assert chosen(104, 2832, 7816) == NARROW
+    choose_config.cache_clear()

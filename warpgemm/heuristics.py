@@ -54,6 +54,7 @@ import torch
 
 from .config import GemmConfig, WIDE_BLOCK_N, cdiv, check_config
 from .swap_rows import PLAIN_TILE_TIME, SWAP_ROWS, SWAP_ROWS_FP8, swap_rows_config
+from .few_tiles_split import SPLIT_TILE, few_tiles_split
 # The cluster pairs for rows off 32-byte sectors (off_sector.py), shipped configs here too.
 from .off_sector import (CLUSTER_LARGE, CLUSTER_LARGE_FEW_ROWS, CLUSTER_MEDIUM, CLUSTER_SMALL, CLUSTER_WIDE,
                          CLUSTER_WIDE_160, FP8_CLUSTER_LARGE, FP8_CLUSTER_LARGE_FEW_ROWS,
@@ -244,7 +245,7 @@ SHIPPED_CONFIGS: tuple[GemmConfig, ...] = ((LARGE, LARGE_TALL_BANDS, LARGE_ONE_W
                                            + (DECODE_SHORT_K, DECODE_WIDE, GROUPED_LARGE, GROUPED_NARROW_N,
                                               GROUPED_STREAM, CLUSTER_LARGE, CLUSTER_LARGE_FEW_ROWS, CLUSTER_MEDIUM,
                                               CLUSTER_SMALL, CLUSTER_WIDE, CLUSTER_WIDE_160)
-                                           + tuple(SWAP_ROWS.values()))
+                                           + tuple(SWAP_ROWS.values()) + (SPLIT_TILE,))
 
 
 # fp8 (scaled_mm): the bf16 tiles with K steps of the same 128 bytes (128 fp8 elements), so the ring holds the same
@@ -467,6 +468,10 @@ def choose_config(batches: int, M: int, N: int, K: int, in_dtype: torch.dtype, o
     (OFF_SECTOR_NO_MEDIUM); the cluster pairs for such rows (off_sector.off_sector_config) come after, in
     ops/gemm_impl.py."""
     order, why = _large_or_other(batches, M, N, K, num_sms, b_kmajor)
+    if order[0] == NARROW:  # few tiles: over a long K, 128x128 tiles cut along K (few_tiles_split.py)
+        split = few_tiles_split(batches, M, N, K, num_sms, in_dtype, batches * cdiv(M, 64) * cdiv(N, 64))
+        if split is not None and check_config(split[0], in_dtype, out_dtype) is None:
+            order, why = (split[0],) + order, f"{why}; {split[1]}"
     # FEW_ROWS_WIDE consults swap_rows_config (and so its settings): its cached answers follow them too, and a probe
     # that changes a swap_rows setting clears choose_config's cache.
     if (FEW_ROWS_WIDE and batches == 1 and b_kmajor and not rows_off_sector and FEW_ROWS_LARGE_MIN_M <= M < 512

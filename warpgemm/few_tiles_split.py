@@ -1,0 +1,44 @@
+"""Few output tiles over a long K: 128x128 tiles cut along K (split-K) instead of whole 64x64 tiles.
+
+Where an (M, N) output makes at most half the SMs' worth of 64x128 tiles, the heuristics take 64x64 tiles
+(heuristics.NARROW) so that twice the SMs stream operands. Over a long K each of those programs streams its 64-row
+panels of A and B alone, and the product runs well under cuBLAS (random shapes, results/2026-11-27-s39/scan/: 0.57-0.83x
+on 34-110 such tiles with K of 4000-8000). A 128x128 tile moves half the bytes per FLOP of a 64x64 one; cut into S
+parts of K (split_k=S: fp32 partials summed in part order by the last part, bitwise repeatable), T tiles make T * S
+units, up to a wave (2-3 parts over 64x64 and 64x128 tiles were timed too, and lost to 4 over 128x128 nearly
+everywhere). Forced on the scans' weakest shapes (fewtiles/), 128x128 sk4 ran 1.05-1.50x the plan where the
+plan filled at most ~70% of the SMs and K per part was >= 1024 (104x2832x7816 +18% after a flush / +29% back to back;
+B read along N: 90x1048x6664 +44-50%, 204x1352x6224 +23-38%, 160x1904x5192 +5-7%); behind where the 64x64 tiles
+already filled the SMs (128x4096x14336, a `mid` shape, 128 tiles: -11%) or K was short (175x1808x2344 -15%;
+353x2528x1936 and 312x1520x2584 lost with every split).
+"""
+from __future__ import annotations
+
+import torch
+
+from .config import GemmConfig, cdiv
+
+FEW_TILES_SPLIT = True
+# The plan's 64x64 tiles fill at most this share of the SMs (measured wins at 0.26-0.68, the loss at 0.97).
+FEW_TILES_SPLIT_MAX_FILL = 0.7
+# K at least this: wins at 4152-7816 (1038-1954 per part), the short-K losses at 2344-2584.
+FEW_TILES_SPLIT_MIN_K = 4096
+# Four parts: where 64x64 tiles fill at most 70% of the SMs, 128x128 tiles number at most about a third of them (two
+# 64-row tiles a 128-row one, two 64-wide ones a 128-wide one, less the ragged edges), so four parts fit one wave.
+SPLIT_PARTS = 4
+SPLIT_TILE = GemmConfig(block_m=128, block_n=128, block_k=64, stages=6, consumer_warps=4, group_m=8,
+                        split_k=SPLIT_PARTS)
+
+
+def few_tiles_split(batches: int, M: int, N: int, K: int, num_sms: int, in_dtype: torch.dtype,
+                    narrow_tiles: int) -> tuple[GemmConfig, str] | None:
+    """SPLIT_TILE and why, for a product the heuristics would give `narrow_tiles` 64x64 tiles; None to keep them.
+    Unbatched products of 16-bit inputs only (what was measured)."""
+    if (not FEW_TILES_SPLIT or batches != 1 or in_dtype.itemsize != 2 or K < FEW_TILES_SPLIT_MIN_K
+            or narrow_tiles > FEW_TILES_SPLIT_MAX_FILL * num_sms):
+        return None
+    tiles = cdiv(M, 128) * cdiv(N, 128)
+    if tiles * SPLIT_PARTS > num_sms:
+        return None
+    return SPLIT_TILE, (f"{narrow_tiles} 64x64 tiles for {num_sms} SMs over K={K}: {tiles} 128x128 tiles in "
+                        f"{SPLIT_PARTS} parts of K ({tiles * SPLIT_PARTS} units)")
