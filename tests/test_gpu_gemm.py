@@ -225,12 +225,15 @@ def test_empty_and_k0():
     assert torch.equal(z, torch.zeros(16, 32, device=DEV, dtype=BF))
 
 
-def test_deterministic():
+# The second shape takes split-K (few_tiles_split): its parts are summed in part order, so it repeats bitwise too.
+@pytest.mark.parametrize("m, n, k", [(2048, 4096, 4096), (104, 2832, 7816)])
+def test_deterministic(m, n, k):
     g = torch.Generator(device=DEV).manual_seed(8)
-    a, w = rand(2048, 4096, g=g), rand(4096, 4096, g=g)
+    a, w = rand(m, k, g=g), rand(n, k, g=g)
     first = warpgemm.matmul(a, w.T)
     for _ in range(3):
         assert torch.equal(warpgemm.matmul(a, w.T), first)
+    assert torch.equal(warpgemm.linear(a, w), first)  # F.linear's form: the same plan
 
 
 def _grads(fn, xs, grad_out):
