@@ -28,4 +28,3 @@ def test_the_heuristics_take_the_split_and_are_right():
             assert_ok(check_matmul(a, w.T, bias=bias), f"{M}x{N}x{K} {dtype} bias")
             # fp32 outputs keep the 64x64 tiles: the split tile's fp32 output tile does not fit beside its ring.
             assert_ok(check_matmul(a, w.T, out_dtype=torch.float32), f"{M}x{N}x{K} {dtype} fp32 out")
-
