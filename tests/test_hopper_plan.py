@@ -386,7 +386,7 @@ def test_fp8_off_sector_pair_at_two_to_four_tile_rows():
     """fp8 rows of 16 mod 32 bytes at 129-511 rows take the 128x256 pair alone (FP8_CLUSTER_LARGE_FEW_ROWS: 4 stages,
     chunked stores, so row-wise scales take it too), under the same wave guard; no two-part pairs; the flag turns it
     off; a swap tile stays. From 512 rows the same pair where it makes at most FP8_PAIR_FOUR_STAGES_MAX_WAVES waves,
-    and always for row-wise scales; the 3-stage one otherwise."""
+    and for row-wise scales in place of their plain 128x256 tile under a wave guard; the 3-stage one otherwise."""
     from warpgemm import off_sector
     from warpgemm.heuristics import FP8_LARGE, FP8_LARGE_ROWWISE, FP8_MEDIUM
     from warpgemm.off_sector import FP8_CLUSTER_LARGE, FP8_CLUSTER_LARGE_FEW_ROWS, off_sector_config
@@ -401,7 +401,13 @@ def test_fp8_off_sector_pair_at_two_to_four_tile_rows():
     assert FP8_CLUSTER_LARGE_FEW_ROWS == FP8_LARGE_ROWWISE.replace(cluster_m=2, group_m=16)
     assert off_sector_config(FP8_LARGE, 1, 352, 25216, 132, e4, BF)[0] == FP8_CLUSTER_LARGE_FEW_ROWS
     assert off_sector_config(FP8_LARGE, 1, 128, 25216, 132, e4, BF) is None  # one tile-row
-    # From 512 rows: the 3-stage pair on many waves of per-tensor scales, the 4-stage one on few or row-wise scales.
+    # From 512 rows: the 3-stage pair on many waves of per-tensor scales, the 4-stage one on few or row-wise scales
+    # (row-wise: only in place of their plain 128x256 tile, and under FP8_ROWWISE_PAIR_WAVE_RATIO).
+    assert chosen(1280, 15360, 4112) == FP8_CLUSTER_LARGE  # 5 x 60 pairs: 5 waves
+    assert chosen(1280, 15360, 4112, ROWWISE) == FP8_CLUSTER_LARGE_FEW_ROWS  # 5 waves of pairs, 5 of tiles
+    assert chosen(584, 18640, 6608, ROWWISE) == FP8_CLUSTER_LARGE_FEW_ROWS  # 4 waves of pairs against 3: kept
+    assert chosen(849, 8896, 1424, ROWWISE).cluster_m == 1  # 3 against 2: over 1.4x
+    assert off_sector_config(FP8_MEDIUM, 1, 3505, 1440, 132, e4, BF, rowwise=True) is None  # not their 128x128 tile
     assert off_sector_config(FP8_LARGE, 1, 512, 25216, 132, e4, BF)[0] == FP8_CLUSTER_LARGE_FEW_ROWS  # 198 pairs: 3 waves
     assert off_sector_config(FP8_LARGE, 1, 1024, 25216, 132, e4, BF)[0] == FP8_CLUSTER_LARGE  # 396 pairs: 6 waves
     assert off_sector_config(FP8_LARGE, 1, 1470, 32032, 132, e4, BF)[0] == FP8_CLUSTER_LARGE  # 12 waves
@@ -528,9 +534,13 @@ def test_few_tiles_over_long_k_take_split_128x128_tiles():
     assert chosen(250, 1200, 4088) == NARROW  # K under FEW_TILES_SPLIT_MIN_K
     assert chosen(300, 1200, 8192) == NARROW  # 95 64x64 tiles: over 70% of the SMs
     assert chosen(128, 4096, 14336) == NARROW  # 128 64x64 tiles: the SMs are full
-    assert chosen(104, 2832, 7816, batches=2).split_k == 1
-    assert few_tiles_split(1, 104, 2832, 7816, 132, torch.float8_e4m3fn, 90) is None
-    assert few_tiles_split(1, 104, 2832, 7816, 60, BF, 40) is None  # 23 tiles x 4 parts over 60 SMs
+    assert chosen(65, 1100, 12289) == SPLIT_TILE
+    assert chosen(65, 700, 12289, batches=2) == NARROW  # batched: not measured (72 64x64 tiles: it would qualify)
+    assert chosen(2307, 64, 7936) == NARROW  # an output 64 wide: outside the measured shapes
+    assert plan(meta(1, 104, 7816), meta(1, 2832, 7816).transpose(1, 2), meta(1, 104, 2832, dtype=torch.float32)
+                ).config == NARROW  # the split tile's fp32 output tile does not fit beside its ring
+    assert few_tiles_split(1, 104, 2832, 7816, 132, torch.float8_e4m3fn) is None
+    assert few_tiles_split(1, 104, 2832, 7816, 92, BF) is None  # 23 tiles x 4 parts over 92 SMs
     with mock.patch.object(fts, "FEW_TILES_SPLIT", False):
         choose_config.cache_clear()
         assert chosen(104, 2832, 7816) == NARROW

@@ -23,18 +23,24 @@ FEW_TILES_SPLIT = True
 FEW_TILES_SPLIT_MAX_FILL = 0.7
 # K at least this: wins at 4152-7816 (1038-1954 per part), the short-K losses at 2344-2584.
 FEW_TILES_SPLIT_MIN_K = 4096
-# Four parts: where 64x64 tiles fill at most 70% of the SMs, 128x128 tiles number at most about a third of them (two
-# 64-row tiles a 128-row one, two 64-wide ones a 128-wide one, less the ragged edges), so four parts fit one wave.
+# The shapes measured and held out: 65-512 rows against 1024-8192-wide outputs. Outside them (e.g. thousands of rows
+# against an output 16-64 wide, whose 128-wide tiles would be mostly padding) the 64x64 tiles stay.
+FEW_TILES_SPLIT_MAX_M, FEW_TILES_SPLIT_MIN_N = 512, 1024
+# Four parts. Where the heuristics take 64x64 tiles at all, 64x128 tiles number at most half the SMs
+# (heuristics._large_or_other), so 128x128 tiles at most a quarter of them and four parts fit one wave on 132 SMs (the
+# check below stays for other SM counts).
 SPLIT_PARTS = 4
 SPLIT_TILE = GemmConfig(block_m=128, block_n=128, block_k=64, stages=6, consumer_warps=4, group_m=8,
                         split_k=SPLIT_PARTS)
 
 
-def few_tiles_split(batches: int, M: int, N: int, K: int, num_sms: int, in_dtype: torch.dtype,
-                    narrow_tiles: int) -> tuple[GemmConfig, str] | None:
-    """SPLIT_TILE and why, for a product the heuristics would give `narrow_tiles` 64x64 tiles; None to keep them.
-    Unbatched products of 16-bit inputs only (what was measured)."""
+def few_tiles_split(batches: int, M: int, N: int, K: int, num_sms: int,
+                    in_dtype: torch.dtype) -> tuple[GemmConfig, str] | None:
+    """SPLIT_TILE and why, for a product the heuristics would run on 64x64 tiles; None to keep them. Unbatched
+    products of 16-bit inputs only (what was measured)."""
+    narrow_tiles = cdiv(M, 64) * cdiv(N, 64)
     if (not FEW_TILES_SPLIT or batches != 1 or in_dtype.itemsize != 2 or K < FEW_TILES_SPLIT_MIN_K
+            or M > FEW_TILES_SPLIT_MAX_M or N < FEW_TILES_SPLIT_MIN_N
             or narrow_tiles > FEW_TILES_SPLIT_MAX_FILL * num_sms):
         return None
     tiles = cdiv(M, 128) * cdiv(N, 128)

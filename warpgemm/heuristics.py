@@ -9,7 +9,9 @@ The rules are few and each rests on `warpgemm bench sweep` runs (notes/perf.md, 
   less than one wave of them (weight streaming: 128x14336x4096 0.95 -> 0.98x in three sweeps): 64x128
   tiles with an 8-deep ring. One SM streams operands at only ~100-125 GB/s, so small problems need many SMs
   busy, and deep rings keep each SM's bytes in flight. Where even 64x128 tiles would fill at most half the SMs
-  (M = 128 against a 4096-wide weight), 64x64 tiles with 128-wide K steps (twice the SMs streaming).
+  (M = 128 against a 4096-wide weight), 64x64 tiles with 128-wide K steps (twice the SMs streaming); where those
+  fill at most 70% of the SMs over K >= 4096 (65-512 rows), 128x128 tiles cut into 4 parts of K instead (half the
+  bytes per FLOP, as many programs: few_tiles_split.py). 16-bit inputs.
 - M >= 512 with enough 128x256 tiles to fill half the SMs: two warpgroups on one 128x256 tile (the most
   reuse per byte loaded; best or tied on every dense shape swept); when they make a single wave, with 4 stages
   and the output stored in 4 overlapped column chunks; with 16+ tile-rows per batch, walked in bands of 16
@@ -469,7 +471,8 @@ def choose_config(batches: int, M: int, N: int, K: int, in_dtype: torch.dtype, o
     ops/gemm_impl.py."""
     order, why = _large_or_other(batches, M, N, K, num_sms, b_kmajor)
     if order[0] == NARROW:  # few tiles: over a long K, 128x128 tiles cut along K (few_tiles_split.py)
-        split = few_tiles_split(batches, M, N, K, num_sms, in_dtype, batches * cdiv(M, 64) * cdiv(N, 64))
+        split = few_tiles_split(batches, M, N, K, num_sms, in_dtype)
+        # Checked here so that outputs it does not fit (fp32) keep NARROW's reason, not a "does not fit" one.
         if split is not None and check_config(split[0], in_dtype, out_dtype) is None:
             order, why = (split[0],) + order, f"{why}; {split[1]}"
     # FEW_ROWS_WIDE consults swap_rows_config (and so its settings): its cached answers follow them too, and a probe

@@ -26,7 +26,7 @@ OFF_SECTOR_LARGE_MIN_M = 512
 OFF_SECTOR_CLUSTERS = True
 CLUSTER_LARGE = GemmConfig(block_m=128, block_n=256, block_k=64, stages=3, consumer_warps=8, group_m=16, cluster_m=2)
 CLUSTER_SMALL = GemmConfig(block_m=64, block_n=128, block_k=64, stages=8, consumer_warps=4, group_m=8, cluster_m=2)
-# 128x128 tiles that stay (under a wave of 128x256 tiles; for fp8 also under 512 rows) take their own pair:
+# 128x128 tiles that stay (under a wave of 128x256 tiles) take their own pair (16-bit inputs; see below):
 # 1.06-1.17x on 10 of 11 such shapes, 0.97x on one (off_sector_rest.json; two tile-rows at least). Held out, 20
 # random shapes: 1.118x, but 0.75x where the pairs' idle row made a second wave (356 rows: 3 tile-rows) -> not where
 # it adds a wave. fp8: 1.061x with 3 of 12 behind (0.87-0.95, under a wave of tiles, no separating count) -> 16-bit
@@ -58,6 +58,8 @@ FEW_ROWS_PAIRS_FP8 = True
 # plain 4-stage tile (7 of 8 ahead; behind 629x5040x1616, one wave either way).
 FP8_PAIR_FOUR_STAGES = True
 FP8_PAIR_FOUR_STAGES_MAX_WAVES = 4
+# FP8_ROWWISE_PAIRS governs 512 rows and more, where the pair replaces only row-wise scales' plain 128x256 tile (what
+# was measured); at 129-511 rows row-wise scales take it under FEW_ROWS_PAIRS_FP8, as per-tensor ones do.
 FP8_ROWWISE_PAIRS = True
 # Held out (seed 114, 10 row-wise shapes): 0.956 -> 1.054x, 9 of 10 ahead; behind 849x8896x1424 (-15%), where 3 waves
 # of pairs replace 2 of tiles. Ahead at up to 1.33x the tiles' waves (584x18640x6608: 4 against 3, +5%), so refused
@@ -167,10 +169,14 @@ def off_sector_config(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: in
     elif fp8:
         four = few_rows or fp8_four_stages(M, N, num_sms, rowwise)
         fitted = FP8_CLUSTER_LARGE_FEW_ROWS if four else FP8_CLUSTER_LARGE
+        if rowwise and (fitted.store_chunks == 1 or (not few_rows and cfg.block_n != 256)):
+            # Row-wise scales need chunked 128x256 stores (heuristics.FP8_LARGE_ROWWISE's comment); from 512 rows the
+            # pair was measured only against their plain 128x256 tile (not the 128x128 / two-part plans).
+            fitted, large = None, False
     else:
         fitted = fitted_pair(M, N, num_sms, in_dtype, out_dtype, b_kmajor, few_rows)
     if fitted is not None and few_rows and FEW_ROWS_PAIR_WAVE_GUARD:
-        large = pair_waves(fitted, M, N, num_sms)[0] <= tile_waves(cfg, M, N, num_sms)
+        large = not more_waves(fitted, cfg, M, N, num_sms)
     if cfg.block_m == 64 and cfg.block_n == 128:  # SMALL, FP8_SMALL
         pair = FP8_CLUSTER_SMALL if fp8 else CLUSTER_SMALL
     elif large:
@@ -183,48 +189,50 @@ def off_sector_config(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: in
         return None
     if check_config(pair, in_dtype, out_dtype, weight_k_contiguous=b_kmajor) is not None:
         return None
-    if fp8 and rowwise and M >= OFF_SECTOR_LARGE_MIN_M and pair.block_n == 256 and FP8_ROWWISE_PAIR_WAVE_RATIO:
-        if pair_waves(pair, M, N, num_sms)[0] > FP8_ROWWISE_PAIR_WAVE_RATIO * tile_waves(cfg, M, N, num_sms):
-            return None
-    if not b_kmajor and N_MAJOR_PAIR_WAVE_RATIO is not None:
-        paired, unpaired = pair_waves(pair, M, N, num_sms)
-        if paired > N_MAJOR_PAIR_WAVE_RATIO * unpaired:
-            return None
+    if (fp8 and rowwise and not few_rows and pair.block_n == 256 and FP8_ROWWISE_PAIR_WAVE_RATIO
+            and more_waves(pair, cfg, M, N, num_sms, FP8_ROWWISE_PAIR_WAVE_RATIO)):
+        return None
+    if not b_kmajor and N_MAJOR_PAIR_WAVE_RATIO is not None and more_waves(pair, pair, M, N, num_sms,
+                                                                           N_MAJOR_PAIR_WAVE_RATIO):
+        return None
     return pair, (f"the weight's rows start off 32-byte sectors: {pair.name} (CTA pairs multicast each B box, which "
                   f"such rows make slow to read) instead of {cfg.name}")
 
 
 def fp8_four_stages(M: int, N: int, num_sms: int, rowwise: bool) -> bool:
     """From 512 rows, whether fp8's 128x256 pair takes the 4-stage chunked-store form (FP8_PAIR_FOUR_STAGES'
-    comment); row-wise scales need its chunked stores (scaled.plan refuses them the other)."""
+    comment); row-wise scales take no other (FP8_ROWWISE_PAIRS off: no 128x256 pair for them)."""
     if rowwise:
         return FP8_ROWWISE_PAIRS
     return (FP8_PAIR_FOUR_STAGES
-            and pair_waves(FP8_CLUSTER_LARGE_FEW_ROWS, M, N, num_sms)[0] <= FP8_PAIR_FOUR_STAGES_MAX_WAVES)
+            and pair_waves(FP8_CLUSTER_LARGE_FEW_ROWS, M, N, num_sms) <= FP8_PAIR_FOUR_STAGES_MAX_WAVES)
 
 
 def pair_adds_a_wave(pair: GemmConfig, M: int, N: int, num_sms: int) -> bool:
     """Whether `pair` needs over MEDIUM_PAIR_WAVE_RATIO times the waves of its tile unpaired: a pair takes two
     tile-rows, so an odd count of rows leaves half of the last band's CTAs idle. The 128x128 pair's condition on
     either layout (the 128x256, two-part and 64x128 pairs on a weight read along N have none since session 38:
-    N_MAJOR_PAIR_WAVE_RATIO; at 129-511 rows the fitted pairs have FEW_ROWS_PAIR_WAVE_GUARD). From 512 rows the 128x256
-    pair on a weight read along K has none: a guard refusing it only where it needs over 1.2x the unpaired tile's
-    waves (5 against 4, 4 against 3) was tried, and 16 held-out shapes ran 4% slower with it, 14 of them behind
-    (results/2026-11-27-s37/guard92/): the pair's faster reads of such rows outweigh the wave."""
-    paired, unpaired = pair_waves(pair, M, N, num_sms)
-    return paired > MEDIUM_PAIR_WAVE_RATIO * unpaired
+    N_MAJOR_PAIR_WAVE_RATIO; at 129-511 rows the fitted pairs have FEW_ROWS_PAIR_WAVE_GUARD, fp8's row-wise pair from
+    512 rows FP8_ROWWISE_PAIR_WAVE_RATIO). From 512 rows the 128x256 pair on a weight read along K has none: a guard
+    refusing it only where it needs over 1.2x the unpaired tile's waves (5 against 4, 4 against 3) was tried, and 16
+    held-out shapes ran 4% slower with it, 14 of them behind (results/2026-11-27-s37/guard92/): the pair's faster
+    reads of such rows outweigh the wave."""
+    return more_waves(pair, pair, M, N, num_sms, MEDIUM_PAIR_WAVE_RATIO)
+
+
+def more_waves(pair: GemmConfig, tile: GemmConfig, M: int, N: int, num_sms: int, ratio: float = 1.0) -> bool:
+    """Whether `pair` needs over `ratio` times the waves of `tile` unpaired (the tile it replaces, or its own)."""
+    return pair_waves(pair, M, N, num_sms) > ratio * tile_waves(tile, M, N, num_sms)
 
 
 def tile_waves(cfg: GemmConfig, M: int, N: int, num_sms: int) -> int:
-    """Waves of `cfg`'s tiles (unpaired) over all the SMs."""
+    """Waves of `cfg`'s tiles, unpaired, over all the SMs."""
     return cdiv(cdiv(M, cfg.block_m) * cdiv(N, cfg.block_n), num_sms)
 
 
-def pair_waves(pair: GemmConfig, M: int, N: int, num_sms: int) -> tuple[int, int]:
-    """(waves of `pair`'s CTA pairs, each wave half the SMs; waves of its tile unpaired over all of them)."""
-    tiles_n = cdiv(N, pair.block_n)
-    return (cdiv(cdiv(M, 2 * pair.block_m) * tiles_n, max(num_sms // 2, 1)),
-            cdiv(cdiv(M, pair.block_m) * tiles_n, num_sms))
+def pair_waves(pair: GemmConfig, M: int, N: int, num_sms: int) -> int:
+    """Waves of `pair`'s CTA pairs, each wave half the SMs (a pair takes two tile-rows)."""
+    return cdiv(cdiv(M, 2 * pair.block_m) * cdiv(N, pair.block_n), max(num_sms // 2, 1))
 
 
 def fitted_pair(M: int, N: int, num_sms: int, in_dtype: torch.dtype, out_dtype: torch.dtype,
@@ -246,7 +254,7 @@ def fitted_pair(M: int, N: int, num_sms: int, in_dtype: torch.dtype, out_dtype: 
     for pair, tile_time in options:
         if check_config(pair, in_dtype, out_dtype) is not None:
             continue
-        t = pair_waves(pair, M, N, num_sms)[0] * tile_time
+        t = pair_waves(pair, M, N, num_sms) * tile_time
         if pair is not large and best_time is not None:
             t /= WIDE_MIN_GAIN  # priced against the 128x256 pair (always first, always valid where any pair is)
         if best_time is None or t < best_time:

@@ -124,11 +124,11 @@ def plan(a: Tensor, b: Tensor, c: Tensor, mode: int, has_bias: bool, config: Gem
     if fit is not None:
         cfg, why = fit[0], f"{why}; {fit[1]}"
     elif config is None and not b_copy and tma.off_sector(b_geom, b.element_size()):
-        # Rows of 16 mod 32 bytes (off_sector.off_sector_config); row-wise scales need 128x256 stores chunked
-        # (heuristics.FP8_LARGE_ROWWISE's comment): off_sector offers them the chunked pair; any other is refused.
+        # Rows of 16 mod 32 bytes (off_sector.off_sector_config, which gives row-wise scales only pairs that store
+        # 128x256 tiles in chunks: heuristics.FP8_LARGE_ROWWISE's comment).
         pair = off_sector.off_sector_config(cfg, 1, M, N, _env.sms_for(c.device), a.dtype, c.dtype,
                                             rowwise=mode == ROWWISE)
-        if pair is not None and not (mode == ROWWISE and pair[0].block_n == 256 and pair[0].store_chunks == 1):
+        if pair is not None:
             cfg, why = pair[0], f"{why}; {pair[1]}"
     if config is None:  # last, as in gemm_impl.resolve_config
         cfg, why = one_partition_rule.applied(cfg, why, 1, M, N, K, _env.sms_for(c.device), a.dtype, c.dtype)
