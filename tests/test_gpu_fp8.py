@@ -263,6 +263,6 @@ def test_weight_rows_off_sectors_take_cluster_pairs():
             assert p.config == pair if pair is not None else p.config.cluster_m == 1, (M, N, K, mode, p.reason)
             check(a, w.T, sa, sb, bias, BF, None, f"{M}x{N}x{K} {mode}")
             if pair == FOUR and mode == "rowwise":  # the chunked pair with row-wise scales stores fp16 too
-                check(a, w.T, sa, sb, bias.float(), F16, None, f"{M}x{N}x{K} {mode} fp16 out")
+                check(a, w.T, sa, sb, bias.half(), F16, None, f"{M}x{N}x{K} {mode} fp16 out")
             if pair is not None and pair.block_n < 256:  # the 64x128 pair is also taken for fp32 outputs
                 check(a, w.T, sa, sb, None, F32, None, f"{M}x{N}x{K} {mode} fp32 out")
