@@ -2,8 +2,8 @@
 
 Where an (M, N) output makes at most half the SMs' worth of 64x128 tiles, the heuristics take 64x64 tiles
 (heuristics.NARROW) so that twice the SMs stream operands. Over a long K each of those programs streams its 64-row
-panels of A and B alone, and the product runs well under cuBLAS (random shapes, results/2026-11-27-s39/scan/: 0.57-0.83x
-on 34-110 such tiles with K of 4000-8000). A 128x128 tile moves half the bytes per FLOP of a 64x64 one; cut into S
+panels of A and B alone, and the product runs well under cuBLAS (random shapes, results/2026-11-27-s39/scan/: 0.61-0.85x
+on 34-110 such tiles with K of 4152-7816). A 128x128 tile moves half the bytes per FLOP of a 64x64 one; cut into S
 parts of K (split_k=S: fp32 partials summed in part order by the last part, bitwise repeatable), T tiles make T * S
 units, up to a wave (2-3 parts over 64x64 and 64x128 tiles were timed too, and lost to 4 over 128x128 nearly
 everywhere). Forced on the scans' weakest shapes (fewtiles/), 128x128 sk4 ran 1.05-1.50x the plan where the

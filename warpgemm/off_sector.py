@@ -52,7 +52,7 @@ FEW_ROWS_PAIRS_N_MAJOR = True
 # torch._scaled_mm at 494x30128x4720; the 3-stage pair (FP8_CLUSTER_LARGE's form) 2-8% behind the 4-stage one.
 FEW_ROWS_PAIRS_FP8 = True
 # From 512 rows, fp8's 128x256 pair takes that 4-stage chunked form too where it makes few waves (per-tensor scales),
-# or always (row-wise scales, which before took no pair there: FP8_CLUSTER_LARGE stores whole 128x256 tiles, which
+# and for row-wise scales, which before took no pair there (FP8_CLUSTER_LARGE stores whole 128x256 tiles, which
 # spills their scale vectors). Forced (results/2026-11-27-s39/large4/): per-tensor, 8 shapes where the plan was the
 # 3-stage pair, 1.02-1.05x it at 1.3-3.4 waves of pairs, 0.98-0.99x at 11.5 and 21; row-wise, 8 shapes, 0.97-1.31x the
 # plain 4-stage tile (7 of 8 ahead; behind 629x5040x1616, one wave either way).
