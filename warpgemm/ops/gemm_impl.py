@@ -72,23 +72,21 @@ def _heuristics_tile(a3: torch.Tensor, c3: torch.Tensor, b3: torch.Tensor | None
         if as_k_major[0] != cfg:
             why += f"; B is N-major: {cfg.name}, not the {as_k_major[0].name} a K-major B would take"
     b_kmajor = b_geom is not None and b_geom.contiguous_dim == 1
-    if (b_off and b_kmajor and off_sector.PAIRS_OVER_SWAP_ROWS_MIN_M is not None
-            and M >= off_sector.PAIRS_OVER_SWAP_ROWS_MIN_M):
-        # At 3-4 tile-rows the 128x256 pair's reads of such rows beat swap_rows' tiles (its comment in off_sector.py).
-        pair = off_sector.off_sector_config(cfg, batches, M, N, sms, a3.dtype, c3.dtype, b_kmajor=True)
-        if pair is not None and pair[0] == off_sector.CLUSTER_LARGE_FEW_ROWS:
-            return pair[0], f"{why}; {pair[1]}"
-    if b_geom is not None:  # B read in place (a copied B keeps the heuristics' plan)
-        fit = swap_rows.swap_rows_config(cfg, batches, M, N, sms, a3.dtype, c3.dtype,
-                                         weight_k_major=b_geom.contiguous_dim == 1)
-        if fit is not None:
-            return fit[0], f"{why}; {fit[1]}"
+    pair = None
     if b_off and (b_kmajor or off_sector.N_MAJOR_PAIRS_OVER_ONE_PARTITION or one_partition_rule.one_partition_config(
             cfg, batches, M, N, a3.shape[2], sms, a3.dtype, c3.dtype) is None):
         # A cluster pair can take it (not, on a weight read along N, a plan the one-partition rule runs: measured).
         pair = off_sector.off_sector_config(cfg, batches, M, N, sms, a3.dtype, c3.dtype, b_kmajor=b_kmajor)
-        if pair is not None:
-            cfg, why = pair[0], f"{why}; {pair[1]}"
+    if (pair is not None and b_kmajor and pair[0] == off_sector.CLUSTER_LARGE_FEW_ROWS
+            and off_sector.PAIRS_OVER_SWAP_ROWS_MIN_M is not None and M >= off_sector.PAIRS_OVER_SWAP_ROWS_MIN_M):
+        # At 3-4 tile-rows the 128x256 pair's reads of such rows beat swap_rows' tiles (its comment in off_sector.py).
+        return pair[0], f"{why}; {pair[1]}"
+    if b_geom is not None:  # B read in place (a copied B keeps the heuristics' plan)
+        fit = swap_rows.swap_rows_config(cfg, batches, M, N, sms, a3.dtype, c3.dtype, weight_k_major=b_kmajor)
+        if fit is not None:
+            return fit[0], f"{why}; {fit[1]}"
+    if pair is not None:
+        cfg, why = pair[0], f"{why}; {pair[1]}"
     return cfg, why
 
 
