@@ -1,7 +1,10 @@
 """Where do the heuristics trail cuBLAS? Random shapes (log-uniform M, N, K; seeded), each checked against an fp32
 product and timed against torch.matmul in alternating rounds; the config and ratio per shape, worst first.
 
-    python scripts/scan_probe.py OUT.json [--count N] [--seed S] [--rounds R] [--m-range LO,HI] [--nn]
+    python scripts/scan_probe.py OUT.json [--count N] [--seed S] [--rounds R] [--m-range LO,HI] [--nn] [--llm]
+
+--llm: any M (not only multiples of 8) against the (N, K) of common LLM weights, the products a model's layers make
+for a batch of any token count.
 """
 from __future__ import annotations
 
@@ -19,6 +22,12 @@ from warpgemm.bench.timing import rounds_ms, warm_gpu
 from warpgemm.testing import probe_operands, rel_error
 
 
+# (N, K) of LLM weights: Llama-3 8B/70B projections (4096, 14336, 8192, 28672) and Llama-2 7B/13B (11008, 5120,
+# 13824), each in both orientations (up and down projections).
+LLM_WEIGHTS = ((4096, 4096), (14336, 4096), (4096, 14336), (8192, 8192), (28672, 8192), (8192, 28672),
+               (11008, 4096), (4096, 11008), (5120, 5120), (13824, 5120), (5120, 13824))
+
+
 def log_uniform(rng, lo, hi, step=8):
     return max(lo, int(math.exp(rng.uniform(math.log(lo), math.log(hi)))) // step * step)
 
@@ -31,12 +40,16 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--m-range", default="65,4096")
     ap.add_argument("--nn", action="store_true", help="B row-major (K, N) instead of an (N, K) weight's W.T")
+    ap.add_argument("--llm", action="store_true", help="(N, K) drawn from LLM_WEIGHTS, M any integer in the range")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     mlo, mhi = (int(x) for x in args.m_range.split(","))
-    shapes = [(log_uniform(rng, mlo, mhi, 1), log_uniform(rng, 1024, 32768), log_uniform(rng, 1024, 8192))
-              for _ in range(args.count)]
-    result = {"environment": environment(), "seed": args.seed, "rows": []}
+    if args.llm:
+        shapes = [(log_uniform(rng, mlo, mhi, 1), *rng.choice(LLM_WEIGHTS)) for _ in range(args.count)]
+    else:
+        shapes = [(log_uniform(rng, mlo, mhi, 1), log_uniform(rng, 1024, 32768), log_uniform(rng, 1024, 8192))
+                  for _ in range(args.count)]
+    result = {"environment": environment(), "seed": args.seed, "llm": args.llm, "nn": args.nn, "rows": []}
     warm_gpu(2.0)
     for M, N, K in shapes:
         a, w, ref = probe_operands(M, N, K)

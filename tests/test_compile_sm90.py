@@ -502,3 +502,68 @@ def test_static_weight_needs_a_dense_warp_specialized_swap_ab_variant():
                     (swap, dict(grouped=True, a_batched=True, b_batched=False))):
         with pytest.raises(ValueError, match="early_weight is for dense swap-AB"):
             compile_gemm(cfg, early_weight=True, **kw)
+
+
+def _load_counts_by_operand(ptx: str) -> dict:
+    """TMA loads of gemm_kernel's PTX per operand ("A", "B")."""
+    import collections
+    import re
+
+    reg = _descriptor_registers(ptx)
+    return collections.Counter(reg.get(desc, "?") for desc in
+                               re.findall(r"complete_tx::bytes(?:\.L2::cache_hint)? \[[^\]]*\], \[(%rd\d+),", ptx))
+
+
+def _edge_variants():
+    from warpgemm.heuristics import FP8_CONFIGS
+    from warpgemm.kernels.hopper.gemm import EDGE_PIECES, edge_pieces
+
+    out = []
+    for cfg in dict.fromkeys(SHIPPED_CONFIGS + FP8_CONFIGS):
+        # Configs that take pieces somewhere: a last tile-row more than one piece short of full.
+        if edge_pieces(cfg, cfg.block_m + 1, True) == EDGE_PIECES:
+            fp8 = cfg in FP8_CONFIGS
+            for b_k in ((True, ) if fp8 else (True, False)):
+                out.append((cfg, fp8, b_k))
+    return out
+
+
+@pytest.mark.parametrize("cfg,fp8,b_k", _edge_variants(),
+                         ids=lambda x: getattr(x, "name", str(x)))
+def test_edge_pieces_variant_compiles_clean(cfg, fp8, b_k, tmp_path):
+    """A tile-row past A's last row loads A in EDGE_PIECES boxes of rows (gemm.edge_pieces): every config the rule
+    can give pieces compiles with EDGE_PIECES times the plain variant's A loads and the same B loads, in the same
+    shared memory, without spills (fp8: with its per-row scales, which the same plans meet)."""
+    from warpgemm.kernels.hopper.gemm import EDGE_PIECES
+
+    kw = dict(in_dtype=torch.float8_e4m3fn, scale=2) if fp8 else dict(b_kmajor=b_k, has_bias=True)
+    plain = compile_gemm(cfg, a_batched=False, **kw)
+    pieces = compile_gemm(cfg, a_batched=False, a_pieces=EDGE_PIECES, **kw)
+    n_plain, n_pieces = _load_counts_by_operand(plain.asm["ptx"]), _load_counts_by_operand(pieces.asm["ptx"])
+    assert n_pieces["A"] == EDGE_PIECES * n_plain["A"] and n_pieces["B"] == n_plain["B"], (n_plain, n_pieces)
+    r, r0 = inspect_compiled(pieces, "pieces", str(tmp_path)), inspect_compiled(plain, "plain", str(tmp_path))
+    assert r.stack_bytes == 0 and r.local_bytes == 0, f"register spills: {r}"
+    assert r.shared_bytes == r0.shared_bytes <= SMEM_LIMIT
+
+
+def test_edge_pieces_only_where_measured():
+    """The rule (gemm.edge_pieces): pieces where the last tile-row is more than a quarter empty, on plain tiles of one
+    consumer warpgroup with a K-major A, in dense warp-specialized products; one box elsewhere, and a variant that
+    cannot take pieces is refused."""
+    from warpgemm.heuristics import CLUSTER_MEDIUM, LARGE, MEDIUM, NARROW, SMALL, WIDE_160
+    from warpgemm.kernels.hopper.gemm import edge_pieces, kernel_constexprs, operand_blocks
+
+    assert [edge_pieces(MEDIUM, m, True) for m in (389, 416, 479, 480, 500, 512, 130, 67)] == [4, 4, 4, 1, 1, 1, 4, 4]
+    assert [edge_pieces(NARROW, m, True) for m in (65, 67, 80, 96, 112, 113, 128)] == [4, 4, 4, 4, 1, 1, 1]
+    assert edge_pieces(SMALL, 197, True) == 4 and edge_pieces(CLUSTER_MEDIUM, 389, True) == 4
+    # Two warpgroups (128x256, 128x160), swap-AB, an A read along M, grouped and ragged-K products: one box.
+    assert edge_pieces(LARGE, 389, True) == edge_pieces(WIDE_160, 952, True) == 1
+    assert edge_pieces(GemmConfig(64, 16, 256, 5, 4, swap_ab=True), 4100, True) == 1
+    assert edge_pieces(MEDIUM, 389, False) == edge_pieces(MEDIUM, 389, True, grouped=True) == 1
+    assert edge_pieces(MEDIUM, 389, True, ragged_k=True) == 1
+    assert edge_pieces(GemmConfig(64, 64, 128, 4, 4, warp_specialize=False), 67, True) == 1
+    assert operand_blocks(MEDIUM, True, True, 4)[0] == (1, 32, 64)
+    with pytest.raises(ValueError, match="K-major A"):
+        operand_blocks(MEDIUM, False, True, 4)
+    with pytest.raises(ValueError, match="A tiles in pieces"):
+        kernel_constexprs(MEDIUM, True, True, False, False, False, grouped=True, a_pieces=4)

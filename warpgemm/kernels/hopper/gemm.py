@@ -24,10 +24,13 @@ from .. import stream_k_plan
 from .tma_operands import TmaGeometry
 
 
-def operand_blocks(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool):
-    """TMA boxes of the kernel's A and B operands (the caller's B and A when swapped) and of C."""
+def operand_blocks(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_pieces: int = 1):
+    """TMA boxes of the kernel's A and B operands (the caller's B and A when swapped) and of C. a_pieces: A's tile
+    in that many boxes of rows (edge_pieces; K-major A only)."""
     bm, bn, bk = cfg.block_m, cfg.block_n, cfg.block_k
-    a_block = (1, bm, bk) if a_kmajor else (1, bk, bm)
+    if a_pieces > 1 and not a_kmajor:
+        raise ValueError(f"A tiles in pieces need a K-major A; got a_pieces={a_pieces} with A read along M")
+    a_block = (1, bm // a_pieces, bk) if a_kmajor else (1, bk, bm)
     # A B tile may come in pieces along N (GemmConfig.b_pieces_for): a cluster pair's halves (each CTA loads one), a
     # two-part tile's rest-wide boxes, a two-part pair's halves of those (K-major B) or the boxes themselves.
     pieces = cfg.b_pieces_for(b_kmajor)
@@ -98,6 +101,39 @@ def weight_evict_first(cfg: GemmConfig, batches: int, rows: int, k: int, grouped
             and 0 < batches * rows <= WEIGHT_HINT_MAX_ROWS and (readers == 1 or k <= WEIGHT_HINT_MAX_SHARED_K))
 
 
+# A tile-row that runs past A's last row loads its A tile in EDGE_PIECES boxes of rows where more than a piece's rows
+# of it are past the end (partitions.load_a): TMA's zero fill of a box's rows past the end is slow. Forced 128x128
+# tiles at K = 14336 (results/2026-11-27-s40/, scripts/partial_rows_probe.py): 389 rows 132 us against 82 over the
+# same tiles on rows of zeros in memory; 320 and 448 rows (64 rows past the end) 92-95 against 80-83; 500 rows (12
+# past the end) even; 64x64 tiles at 65-67 rows 82 against 52, at 96 rows 60 against 52. In pieces: 389 rows 83 us;
+# 65-100 rows 52-53 in 16-row pieces (56-61 in 32-row ones, whose straddling piece still reads 29 rows past the end,
+# or which 96 rows did not take), while 128-row tiles ran 2-3% faster in 32-row pieces than in 16-row ones: four
+# pieces a tile. Plans of one consumer warpgroup only (128x128, 64x128, 64x64 tiles): against the plan without
+# pieces, 389x4096x14336 0.66 -> 1.04x cuBLAS, 139x5120x13824 0.61 -> 0.96, 130x8192x8192 0.63 -> 0.98; tiles of
+# two warpgroups, whose longer K steps hide the fill, gained nothing (128x256: 385x14336x4096 and 777x4096x11008 -1%,
+# a 128x256 pair 332x13656x5736 -1%, a swap-AB 128x192 on a weight of 19368 rows 0%) or lost (128x160 at 952 rows
+# -4%).
+EDGE_PIECES = 4
+
+
+def edge_pieces_fit(cfg: GemmConfig, a_kmajor: bool, grouped: bool = False, ragged_k: bool = False) -> bool:
+    """Whether a variant can load its A tile in row pieces: K-major A (rows are the box's outer dimension), tiles of
+    at least 64 rows, dense warp-specialized products (a grouped GEMM's rows past a group's end are the next
+    group's, in bounds)."""
+    return a_kmajor and cfg.block_m >= 64 and cfg.warp_specialize and not (grouped or ragged_k)
+
+
+def edge_pieces(cfg: GemmConfig, rows: int, a_kmajor: bool, grouped: bool = False, ragged_k: bool = False) -> int:
+    """Boxes of rows A's tile is loaded in for a product whose A has `rows` rows (the kernel's A: the weight under
+    swap-AB): EDGE_PIECES where the last tile-row has more than a piece's rows past the end, on the plain tiles of
+    one consumer warpgroup (the ones measured to gain), else one box."""
+    empty = -rows % cfg.block_m
+    if (empty <= cfg.block_m // EDGE_PIECES or cfg.consumer_warps != 4 or cfg.swap_ab
+            or not edge_pieces_fit(cfg, a_kmajor, grouped, ragged_k)):
+        return 1
+    return EDGE_PIECES
+
+
 def early_weight_fits(cfg: GemmConfig, grouped: bool = False, ragged_k: bool = False) -> bool:
     """Whether a variant can load its weight before the wait on the prior grid (partitions.tma_producer): dense
     swap-AB products (A is the weight; a grouped GEMM reads its tile table first), warp-specialized (a producer to
@@ -109,7 +145,7 @@ def early_weight_fits(cfg: GemmConfig, grouped: bool = False, ragged_k: bool = F
 def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched: bool, b_batched: bool,
                       has_bias: bool, grouped: bool = False, when: int = RUN_ALWAYS,
                       offs_table: bool = False, ragged_k: bool = False, scale: int = 0,
-                      weight_hint: bool = False, early_weight: bool = False) -> dict:
+                      weight_hint: bool = False, early_weight: bool = False, a_pieces: int = 1) -> dict:
     """The constexpr arguments of `gemm_kernel` for one variant (shared with the offline compile checks).
 
     grouped: the MoE form, A's rows in groups by a device table, B batched by group, row-bounded stores.
@@ -119,7 +155,12 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
     scale: fp8 dequantization in the epilogue (epilogue.OutputScales): 0 none, 1 per tensor, 2 per row and column;
     dense products only. weight_hint: the weight's loads evict-first in L2 (weight_evict_first decides).
     early_weight: the producer loads a ring-full of the weight before it waits on the prior grid (GemmLaunch
-    decides: a static weight, PDL and early_weight_fits)."""
+    decides: a static weight, PDL and early_weight_fits). a_pieces: A's tile in that many boxes of rows
+    (edge_pieces decides)."""
+    if a_pieces > 1 and not edge_pieces_fit(cfg, a_kmajor, grouped, ragged_k):
+        raise ValueError(f"A tiles in pieces are for dense warp-specialized products of a K-major A and tiles of at "
+                         f"least 64 rows; got {cfg.name}, a_kmajor={a_kmajor}, grouped={grouped}, "
+                         f"ragged_k={ragged_k}")
     if early_weight and not early_weight_fits(cfg, grouped, ragged_k):
         raise ValueError(f"early_weight is for dense swap-AB products in a warp-specialized kernel without clusters; "
                          f"got {cfg.name}, grouped={grouped}, ragged_k={ragged_k}")
@@ -165,7 +206,7 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
                 SCALE=scale, GROUP_M=cfg.group_m, STAGES=cfg.stages, SPLIT_K=cfg.split_k, CONSUMERS=cfg.consumers,
                 SWAP_AB=cfg.swap_ab, RAGGED_K=ragged_k, L2_STORE_HINT=store_hint(ragged_k),
                 PRODUCER_REGS=cfg.producer_regs, CONSUMER_REGS=worker_consumer_regs(cfg), CLUSTER_M=cfg.cluster_m,
-                B_PIECES=cfg.b_pieces_for(b_kmajor), WARP_SPECIALIZE=cfg.warp_specialize,
+                B_PIECES=cfg.b_pieces_for(b_kmajor), A_PIECES=a_pieces, WARP_SPECIALIZE=cfg.warp_specialize,
                 K_SERPENTINE=k_serpentine(cfg, grouped, ragged_k),
                 WEIGHT_HINT=LOAD_PASS_VERSION if weight_hint else 0, EARLY_WEIGHT=early_weight,
                 SchedulerImpl=scheduler, EpilogueImpl=epilogue, PARTS_HASH=parts_source_hash())
@@ -226,10 +267,11 @@ class GemmLaunch:
         layout = weight_layout_problem(cfg, a_kmajor if self.swap else b_kmajor)
         if layout is not None:
             raise ValueError(layout)
-        self.blocks = operand_blocks(cfg, a_kmajor, b_kmajor)
         batches, M, N = c.shape
         if self.swap:
             M, N = N, M
+        a_pieces = edge_pieces(cfg, M, a_kmajor, groups > 0, ragged_k)
+        self.blocks = operand_blocks(cfg, a_kmajor, b_kmajor, a_pieces)
         if groups:
             # Each group adds at most one partial row tile (under swap-AB the rows of A are the product's columns).
             batches = 1
@@ -265,7 +307,7 @@ class GemmLaunch:
                                        weight_hint=weight_evict_first(cfg, weight_batches, c.shape[1],
                                                                       a.shape[2] if a_kmajor else a.shape[1],
                                                                       groups > 0, ragged_k),
-                                       early_weight=early)
+                                       early_weight=early, a_pieces=a_pieces)
         self.kernel = CachedKernel(gemm_kernel, constexprs, num_warps, maxnreg, pdl=pdl,
                                    compile_context=functools.partial(compile_context, cfg, constexprs))
 

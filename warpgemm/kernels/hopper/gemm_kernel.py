@@ -29,12 +29,14 @@ def accumulator_layout(block_m, block_n, num_warps, in_bitwidth=16):
 
 
 @gluon.constexpr_function
-def a_slots_shape(stages, box, a_kmajor):
+def a_slots_shape(stages, box, a_kmajor, pieces=1):
+    # pieces: a K-major A tile in that many boxes of rows (partitions.load_a, gemm.edge_pieces).
     if not a_kmajor:
-        if box[2] < 64:
-            raise ValueError("tiles under 64 rows need a K-major A (rows must be the slot's outer dimension)")
+        if box[2] < 64 or pieces != 1:
+            raise ValueError("tiles under 64 rows, and A tiles in pieces, need a K-major A (rows must be the slot's "
+                             "outer dimension)")
         return [stages] + list(box)
-    return [stages, 1, max(box[1], 64), box[2]]
+    return [stages, 1, max(box[1] * pieces, 64), box[2]]
 
 
 @gluon.constexpr_function
@@ -90,7 +92,7 @@ def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, 
                 SPLIT_K: gl.constexpr,
                 CONSUMERS: gl.constexpr, SWAP_AB: gl.constexpr, RAGGED_K: gl.constexpr, L2_STORE_HINT: gl.constexpr,
                 PRODUCER_REGS: gl.constexpr, CONSUMER_REGS: gl.constexpr, CLUSTER_M: gl.constexpr,
-                B_PIECES: gl.constexpr, WARP_SPECIALIZE: gl.constexpr, K_SERPENTINE: gl.constexpr,
+                B_PIECES: gl.constexpr, A_PIECES: gl.constexpr, WARP_SPECIALIZE: gl.constexpr, K_SERPENTINE: gl.constexpr,
                 WEIGHT_HINT: gl.constexpr, EARLY_WEIGHT: gl.constexpr, SchedulerImpl: gl.constexpr,
                 EpilogueImpl: gl.constexpr,
                 PARTS_HASH: gl.constexpr, num_warps: gl.constexpr):
@@ -113,7 +115,7 @@ def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, 
     _check_weight_hint_compile(WEIGHT_HINT, CLUSTER_M)
     # A slots hold at least one warpgroup's 64 wgmma rows (partitions.GemmOperands.mma_m); a 32-row swap-AB box
     # fills the lower half of each (K-major A only: the rows must be the slot's outer dimension).
-    a_bufs = gl.allocate_shared_memory(a_desc.dtype, a_slots_shape(STAGES, a_desc.block_type.shape, A_KMAJOR),
+    a_bufs = gl.allocate_shared_memory(a_desc.dtype, a_slots_shape(STAGES, a_desc.block_type.shape, A_KMAJOR, A_PIECES),
                                        a_desc.layout)
     b_bufs = gl.allocate_shared_memory(b_desc.dtype,
                                        b_slots_shape(STAGES, b_desc.block_type.shape, B_KMAJOR, B_PIECES),
@@ -136,7 +138,7 @@ def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, 
     p = GemmOperands(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,
                      scale_a_ptr, scale_b_ptr, a_bufs, b_bufs, b_rest, ring, turns,
                      A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, SCALE, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB,
-                     RAGGED_K, CLUSTER_M, B_PIECES, K_SERPENTINE, WEIGHT_HINT, EARLY_WEIGHT)
+                     RAGGED_K, CLUSTER_M, B_PIECES, A_PIECES, K_SERPENTINE, WEIGHT_HINT, EARLY_WEIGHT)
     acc_layout: gl.constexpr = accumulator_layout(p.mma_m(), p.block_n_main(), num_warps,
                                                   a_desc.dtype.primitive_bitwidth)
     # A two-part tile's second accumulator (its rest columns); unused by other tiles.

@@ -60,6 +60,7 @@ class GemmOperands:
     RAGGED_K: gl.constexpr
     CLUSTER_M: gl.constexpr
     B_PIECES: gl.constexpr
+    A_PIECES: gl.constexpr
     K_SERPENTINE: gl.constexpr
     WEIGHT_HINT: gl.constexpr
     EARLY_WEIGHT: gl.constexpr
@@ -68,7 +69,7 @@ class GemmOperands:
     def __init__(self, a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,
                  scale_a_ptr, scale_b_ptr, a_bufs, b_bufs, b_rest, ring, turns,
                  A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, SCALE, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB,
-                 RAGGED_K, CLUSTER_M, B_PIECES, K_SERPENTINE, WEIGHT_HINT, EARLY_WEIGHT):
+                 RAGGED_K, CLUSTER_M, B_PIECES, A_PIECES, K_SERPENTINE, WEIGHT_HINT, EARLY_WEIGHT):
         self.a_desc = a_desc
         self.b_desc = b_desc
         self.c_desc = c_desc
@@ -97,6 +98,7 @@ class GemmOperands:
         self.RAGGED_K = gl.constexpr(RAGGED_K)
         self.CLUSTER_M = gl.constexpr(CLUSTER_M)
         self.B_PIECES = gl.constexpr(B_PIECES)
+        self.A_PIECES = gl.constexpr(A_PIECES)
         self.K_SERPENTINE = gl.constexpr(K_SERPENTINE)
         self.WEIGHT_HINT = gl.constexpr(WEIGHT_HINT)
         self.EARLY_WEIGHT = gl.constexpr(EARLY_WEIGHT)
@@ -105,7 +107,8 @@ class GemmOperands:
     # the product's: A is the caller's B transposed and the tile is stored transposed).
     @gluon.constexpr_function
     def block_m(self):
-        return self.a_desc.block_type.shape[1] if self.A_KMAJOR else self.a_desc.block_type.shape[2]
+        # A K-major A may come in A_PIECES boxes of rows (gemm.edge_pieces: tiles past A's last row).
+        return self.a_desc.block_type.shape[1] * self.A_PIECES if self.A_KMAJOR else self.a_desc.block_type.shape[2]
 
     @gluon.constexpr_function
     def mma_m(self):
@@ -143,7 +146,7 @@ class GemmOperands:
     @gluon.constexpr_function
     def step_bytes(self):
         """Bytes a K step's loads bring into a ring slot: A's box and every piece of B."""
-        return self.a_desc.block_type.nbytes + self.B_PIECES * self.b_desc.block_type.nbytes
+        return self.A_PIECES * self.a_desc.block_type.nbytes + self.B_PIECES * self.b_desc.block_type.nbytes
 
     @gluon.jit
     def gemm_m(self):
@@ -324,7 +327,23 @@ def load_a(p: GemmOperands, work, at, index, bar, pred=True):
     # evict-first policy, so a weight streamed once replaces its own lines instead of the rest of the L2's.
     if p.WEIGHT_HINT and p.SWAP_AB:
         evict_first_begin()
-    if p.A_KMAJOR:
+    if p.A_PIECES > 1:
+        # A_PIECES boxes of rows (gemm.edge_pieces, K-major A only). TMA fills a box's rows past A's last one with
+        # zeros, but slowly: a tile whose box is mostly past the end ran 1.5x as long as the same tile over rows of
+        # zeros in memory (389 rows on 128-row tiles; notes/perf.md, session 40), and its tile-row holds up the
+        # wave. So a piece that would start past the last row loads the last in-bounds rows instead (from L2: they
+        # were just read). Its rows of the slot then hold real values of other rows, which make only accumulator
+        # rows past the end: no row of A mixes into another's output, and the epilogue never stores those rows.
+        # The byte count is the whole tile's either way.
+        PR: gl.constexpr = p.a_desc.block_type.shape[1]
+        rows = p.a_desc.shape[1]
+        last = gl.maximum(rows - PR, 0)
+        for r in gl.static_range(p.A_PIECES):
+            row = work.off_m + r * PR
+            row = gl.where(row < rows, row, last)
+            tma.async_copy_global_to_shared(p.a_desc, [a_outer, row, k], bar,
+                                            p.a_slot(index).slice(r * PR, PR, dim=1), pred=pred)
+    elif p.A_KMAJOR:
         tma.async_copy_global_to_shared(p.a_desc, [a_outer, work.off_m, k], bar, p.a_slot(index), pred=pred)
     else:
         tma.async_copy_global_to_shared(p.a_desc, [a_outer, k, work.off_m], bar, p.a_slot(index), pred=pred)
