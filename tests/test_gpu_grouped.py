@@ -511,8 +511,9 @@ def test_ragged_k_forced_configs_it_cannot_run_are_refused():
     offs = offsets([50, 50])
     for cfg in SHIPPED_CONFIGS:
         if forced_config_problem(cfg) is not None:
-            # grouped_mm's own refusals of two-part widths and cluster pairs (every form) come first.
-            with pytest.raises(ValueError, match="2-D x 2-D form|in powers of two|cluster_m must be 1|stored whole"):
+            # grouped_mm's own refusals of two-part widths, cluster pairs and split-K tiles (every form) come first.
+            with pytest.raises(ValueError, match="2-D x 2-D form|in powers of two|cluster_m must be 1|stored whole|"
+                                                 "split_k must be 1"):
                 warpgemm.grouped_mm(x.t(), dy, offs, config=cfg)
 
 
