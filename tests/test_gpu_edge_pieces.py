@@ -6,8 +6,10 @@ import pytest
 import torch
 
 import warpgemm
+from warpgemm.config import GemmConfig
 from warpgemm.few_tiles_split import SPLIT_TILE
 from warpgemm.heuristics import FP8_MEDIUM, FP8_NARROW, FP8_SMALL, MEDIUM, NARROW, SMALL
+from warpgemm.kernels.hopper import gemm
 from warpgemm.kernels.hopper.gemm import EDGE_PIECES
 from warpgemm.off_sector import CLUSTER_MEDIUM, CLUSTER_SMALL
 from warpgemm.ops import gemm_impl
@@ -87,3 +89,18 @@ def test_fp8_pieces_with_row_scales(cfg):
         assert plan(a8, w8.T, c, mode, False, cfg).launch.constexprs["A_PIECES"] == EDGE_PIECES
         y = warpgemm.scaled_mm(a8, w8.T, *scales, out_dtype=BF, config=cfg)
         assert rel_error(y, want) < 1e-2, cfg.name
+
+
+@pytest.mark.parametrize("cfg", [GemmConfig(64, 64, 128, 4, 4, warp_specialize=False),
+                                 GemmConfig(64, 32, 128, 4, 4, warp_specialize=False)], ids=lambda c: c.name)
+def test_one_partition_pieces_are_right(cfg, monkeypatch):
+    """The one-partition kernel issues the same loads (its rule is off by default: gemm.EDGE_PIECES_ONE_PARTITION)."""
+    monkeypatch.setattr(gemm, "EDGE_PIECES_ONE_PARTITION", True)
+    g = torch.Generator(device=DEV).manual_seed(44)
+    for M in (67, 101):
+        a, w = rand(M, 1000, g=g), rand(600, 1000, g=g)
+        assert _pieces(a, w.T, cfg) == EDGE_PIECES
+        buf = torch.full((M + 70, 600), float("nan"), dtype=BF, device=DEV)
+        warpgemm.matmul(a, w.T, out=buf[:M], config=cfg)
+        assert torch.isnan(buf[M:]).all(), f"{cfg.name} M={M}: rows past the output written"
+        assert rel_error(buf[:M], matmul_reference(a, w.T)) < 1e-2, f"{cfg.name} M={M}"

@@ -116,11 +116,17 @@ def weight_evict_first(cfg: GemmConfig, batches: int, rows: int, k: int, grouped
 EDGE_PIECES = 4
 
 
+# The one-partition kernel (one_partition.py) issues the same loads (partitions.load_step) and runs right with pieces
+# (tests/test_gpu_edge_pieces.py), but its products (K <= 2048, a ring-full of K steps) showed no fill cost to win
+# back: forced 64x64 / 64x32 one-partition tiles at 65-100 rows ran as fast as over padded rows without pieces, and
+# 0.2-0.9 us slower with them (results/2026-11-27-s40/c11_one_partition/). Off.
+EDGE_PIECES_ONE_PARTITION = False
+
+
 def edge_pieces_fit(cfg: GemmConfig, a_kmajor: bool, grouped: bool = False, ragged_k: bool = False) -> bool:
     """Whether a variant can load its A tile in row pieces: K-major A (rows are the box's outer dimension), tiles of
-    at least 64 rows, dense warp-specialized products (a grouped GEMM's rows past a group's end are the next
-    group's, in bounds)."""
-    return a_kmajor and cfg.block_m >= 64 and cfg.warp_specialize and not (grouped or ragged_k)
+    at least 64 rows, dense products (a grouped GEMM's rows past a group's end are the next group's, in bounds)."""
+    return a_kmajor and cfg.block_m >= 64 and not (grouped or ragged_k)
 
 
 def edge_pieces(cfg: GemmConfig, rows: int, a_kmajor: bool, grouped: bool = False, ragged_k: bool = False) -> int:
@@ -129,6 +135,7 @@ def edge_pieces(cfg: GemmConfig, rows: int, a_kmajor: bool, grouped: bool = Fals
     one consumer warpgroup (the ones measured to gain), else one box."""
     empty = -rows % cfg.block_m
     if (empty <= cfg.block_m // EDGE_PIECES or cfg.consumer_warps != 4 or cfg.swap_ab
+            or not (cfg.warp_specialize or EDGE_PIECES_ONE_PARTITION)
             or not edge_pieces_fit(cfg, a_kmajor, grouped, ragged_k)):
         return 1
     return EDGE_PIECES
@@ -158,9 +165,8 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
     decides: a static weight, PDL and early_weight_fits). a_pieces: A's tile in that many boxes of rows
     (edge_pieces decides)."""
     if a_pieces > 1 and not edge_pieces_fit(cfg, a_kmajor, grouped, ragged_k):
-        raise ValueError(f"A tiles in pieces are for dense warp-specialized products of a K-major A and tiles of at "
-                         f"least 64 rows; got {cfg.name}, a_kmajor={a_kmajor}, grouped={grouped}, "
-                         f"ragged_k={ragged_k}")
+        raise ValueError(f"A tiles in pieces are for dense products of a K-major A and tiles of at least 64 rows; "
+                         f"got {cfg.name}, a_kmajor={a_kmajor}, grouped={grouped}, ragged_k={ragged_k}")
     if early_weight and not early_weight_fits(cfg, grouped, ragged_k):
         raise ValueError(f"early_weight is for dense swap-AB products in a warp-specialized kernel without clusters; "
                          f"got {cfg.name}, grouped={grouped}, ragged_k={ragged_k}")
