@@ -3,8 +3,8 @@ product and timed against torch.matmul in alternating rounds; the config and rat
 
     python scripts/scan_probe.py OUT.json [--count N] [--seed S] [--rounds R] [--m-range LO,HI] [--nn] [--llm]
 
---llm: any M (not only multiples of 8) against the (N, K) of common LLM weights, the products a model's layers make
-for a batch of any token count.
+--llm: M drawn as always (any integer in --m-range), N and K from the (N, K) of common LLM weights instead of at
+random (multiples of 8): the products a model's layers make for a batch of any token count.
 """
 from __future__ import annotations
 

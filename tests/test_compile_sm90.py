@@ -510,8 +510,8 @@ def _load_counts_by_operand(ptx: str) -> dict:
     import re
 
     reg = _descriptor_registers(ptx)
-    return collections.Counter(reg.get(desc, "?") for desc in
-                               re.findall(r"complete_tx::bytes(?:\.L2::cache_hint)? \[[^\]]*\], \[(%rd\d+),", ptx))
+    loads = r"complete_tx::bytes(?:\.multicast::cluster)?(?:\.L2::cache_hint)? \[[^\]]*\], \[(%rd\d+),"
+    return collections.Counter(reg.get(desc, "?") for desc in re.findall(loads, ptx))
 
 
 def _edge_variants():
@@ -519,9 +519,10 @@ def _edge_variants():
     from warpgemm.kernels.hopper.gemm import EDGE_PIECES, edge_pieces
 
     out = []
-    for cfg in dict.fromkeys(SHIPPED_CONFIGS + FP8_CONFIGS):
-        # Configs that take pieces somewhere: a last tile-row more than one piece short of full.
-        if edge_pieces(cfg, cfg.block_m + 1, True) == EDGE_PIECES:
+    for cfg in dict.fromkeys(SHIPPED_CONFIGS + FP8_CONFIGS + CANDIDATES + CLUSTER_CANDIDATES + WIDE_CANDIDATES):
+        # Configs that take pieces somewhere (the heuristics' and the ones users and the tuner can force): a last
+        # tile-row more than one piece short of full, after a full one.
+        if edge_pieces(cfg, 2 * cfg.block_m + 1, True) == EDGE_PIECES:
             fp8 = cfg in FP8_CONFIGS
             for b_k in ((True, ) if fp8 else (True, False)):
                 out.append((cfg, fp8, b_k))
@@ -540,6 +541,7 @@ def test_edge_pieces_variant_compiles_clean(cfg, fp8, b_k, tmp_path):
     plain = compile_gemm(cfg, a_batched=False, **kw)
     pieces = compile_gemm(cfg, a_batched=False, a_pieces=EDGE_PIECES, **kw)
     n_plain, n_pieces = _load_counts_by_operand(plain.asm["ptx"]), _load_counts_by_operand(pieces.asm["ptx"])
+    assert n_plain["B"] > 0 and n_plain["A"] > 0, n_plain
     assert n_pieces["A"] == EDGE_PIECES * n_plain["A"] and n_pieces["B"] == n_plain["B"], (n_plain, n_pieces)
     r, r0 = inspect_compiled(pieces, "pieces", str(tmp_path)), inspect_compiled(plain, "plain", str(tmp_path))
     assert r.stack_bytes == 0 and r.local_bytes == 0, f"register spills: {r}"
@@ -547,21 +549,37 @@ def test_edge_pieces_variant_compiles_clean(cfg, fp8, b_k, tmp_path):
 
 
 def test_edge_pieces_only_where_measured():
-    """The rule (gemm.edge_pieces): pieces where the last tile-row is more than a quarter empty, on plain tiles of one
-    consumer warpgroup with a K-major A, in dense warp-specialized products; one box elsewhere, and a variant that
-    cannot take pieces is refused."""
-    from warpgemm.heuristics import CLUSTER_MEDIUM, LARGE, MEDIUM, NARROW, SMALL, WIDE_160
+    """The rule (gemm.edge_pieces): pieces where the last tile-row is more than a quarter empty and follows a full one,
+    on plain tiles of one consumer warpgroup (no ping-pong) with a K-major A, in dense warp-specialized products; one
+    box elsewhere, and a variant that cannot take pieces (or not that many) is refused."""
+    from warpgemm.heuristics import CLUSTER_LARGE, CLUSTER_MEDIUM, LARGE, MEDIUM, NARROW, SMALL, WIDE_160
+    from unittest import mock
+
+    from warpgemm.kernels.hopper import gemm
     from warpgemm.kernels.hopper.gemm import edge_pieces, kernel_constexprs, operand_blocks
 
-    assert [edge_pieces(MEDIUM, m, True) for m in (389, 416, 479, 480, 500, 512, 130, 67)] == [4, 4, 4, 1, 1, 1, 4, 4]
+    assert [edge_pieces(MEDIUM, m, True) for m in (389, 416, 479, 480, 500, 512, 130, 67)] == [4, 4, 4, 1, 1, 1, 4, 1]
     assert [edge_pieces(NARROW, m, True) for m in (65, 67, 80, 96, 112, 113, 128)] == [4, 4, 4, 4, 1, 1, 1]
     assert edge_pieces(SMALL, 197, True) == 4 and edge_pieces(CLUSTER_MEDIUM, 389, True) == 4
+    # A cluster pair's phantom lower tile (an odd number of tile-rows), whose whole box lies past the end: pieces
+    # with EDGE_PIECES_PHANTOM (off by default).
+    assert [edge_pieces(CLUSTER_MEDIUM, m, True) for m in (128, 256, 384, 480, 640)] == [1, 1, 1, 1, 1]
+    with mock.patch.object(gemm, "EDGE_PIECES_PHANTOM", True):
+        assert [edge_pieces(CLUSTER_MEDIUM, m, True) for m in (128, 256, 384, 480, 640)] == [4, 1, 4, 1, 4]
+        assert edge_pieces(CLUSTER_LARGE, 384, True) == 1
     # Two warpgroups (128x256, 128x160), swap-AB, an A read along M, grouped and ragged-K products: one box.
     assert edge_pieces(LARGE, 389, True) == edge_pieces(WIDE_160, 952, True) == 1
     assert edge_pieces(GemmConfig(64, 16, 256, 5, 4, swap_ab=True), 4100, True) == 1
     assert edge_pieces(MEDIUM, 389, False) == edge_pieces(MEDIUM, 389, True, grouped=True) == 1
     assert edge_pieces(MEDIUM, 389, True, ragged_k=True) == 1
     assert edge_pieces(GemmConfig(64, 64, 128, 4, 4, warp_specialize=False), 67, True) == 1
+    # Ping-pong consumers, and a single partial tile-row (33-47 rows on 64x128x128 tiles): not measured.
+    assert edge_pieces(MEDIUM.replace(stages=5, consumers=2), 389, True) == 1
+    assert edge_pieces(GemmConfig(64, 128, 128, 4, 4), 40, True) == 1
+    with pytest.raises(ValueError, match="pieces of 8k rows"):
+        kernel_constexprs(MEDIUM, True, True, False, False, False, a_pieces=3)
+    with pytest.raises(ValueError, match="pieces of 8k rows"):
+        kernel_constexprs(NARROW, True, True, False, False, False, a_pieces=16)
     assert operand_blocks(MEDIUM, True, True, 4)[0] == (1, 32, 64)
     with pytest.raises(ValueError, match="K-major A"):
         operand_blocks(MEDIUM, False, True, 4)

@@ -19,28 +19,32 @@ from warpgemm.testing import assert_ok, check_matmul, check_repeatable, matmul_r
 pytestmark = pytest.mark.gpu
 BF = torch.bfloat16
 DEV = "cuda"
-PING_PONG = MEDIUM.replace(stages=5, consumers=2)
-CONFIGS = [MEDIUM, SMALL, NARROW, CLUSTER_MEDIUM, CLUSTER_SMALL, SPLIT_TILE, PING_PONG]
+STREAM_K = MEDIUM.replace(stream_k=True)
+CONFIGS = [MEDIUM, SMALL, NARROW, CLUSTER_MEDIUM, CLUSTER_SMALL, SPLIT_TILE, STREAM_K]
 ROWS = (67, 130, 259, 389)  # a last tile-row 3-125 rows full
 
 
-def _pieces(a, b, cfg) -> int:
-    """A_PIECES of the launch warpgemm.matmul(a, b, config=cfg) plans (b 2-D)."""
-    a3 = a.unsqueeze(0) if a.dim() == 2 else a
-    c = torch.empty(a3.shape[0], a3.shape[1], b.shape[-1], dtype=a.dtype, device=a.device)
-    return gemm_impl.plan_hopper(a3, b.unsqueeze(0), c, None, cfg).launch.constexprs["A_PIECES"]
+def _pieces(a, b, cfg) -> list[int]:
+    """A_PIECES of each launch warpgemm.matmul(a, b, config=cfg) plans (a column split: main, tail), on the operands
+    as the call folds them (batching.to_batched)."""
+    a3, b3 = (t.unsqueeze(0) if t.dim() == 2 else t for t in (a, b))
+    if b3.shape[0] == 1 and a3.shape[0] > 1 and a3.is_contiguous():  # a broadcast weight: batches fold into rows
+        a3 = a3.reshape(1, -1, a3.shape[-1])
+    c = torch.empty(max(a3.shape[0], b3.shape[0]), a3.shape[1], b3.shape[-1], dtype=a.dtype, device=a.device)
+    launch = gemm_impl.plan_hopper(a3, b3, c, None, cfg).launch
+    return [k.constexprs["A_PIECES"] for k in gemm_impl._kernels(launch)]
 
 
 @pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: c.name)
 def test_pieces_are_right_and_write_nothing_past_the_end(cfg):
     g = torch.Generator(device=DEV).manual_seed(40)
     for M in ROWS:
-        if M % cfg.block_m == 0 or -M % cfg.block_m <= cfg.block_m // EDGE_PIECES:
+        if M < cfg.block_m or -M % cfg.block_m <= cfg.block_m // EDGE_PIECES:
             continue
         N, K = 1000, 777  # ragged N and K too
         a, w = rand(M, K, g=g), rand(N, K, g=g)
-        for b in ((w.T, ) if cfg.cluster_m > 1 else (w.T, w.T.contiguous())):  # clusters: K-major weights only
-            assert _pieces(a, b, cfg) == EDGE_PIECES
+        for b in (w.T, w.T.contiguous()):
+            assert _pieces(a, b, cfg) == [EDGE_PIECES]
             assert_ok(check_matmul(a, b, config=cfg), f"{cfg.name} M={M}")
             # The output inside a NaN buffer with rows after it: none of them may be written.
             buf = torch.full((M + 70, N), float("nan"), dtype=BF, device=DEV)
@@ -49,28 +53,53 @@ def test_pieces_are_right_and_write_nothing_past_the_end(cfg):
             assert rel_error(buf[:M], matmul_reference(a, b)) < 1e-2
         bias = rand(N, g=g)
         assert_ok(check_matmul(a, w.T, bias=bias, config=cfg), f"{cfg.name} M={M} bias")
-        if cfg.split_k == 1 and cfg.consumers == 1:  # (whose fp32 output tiles fit beside a 4-stage ring)
+        if cfg.split_k == 1 and not cfg.stream_k:  # (whose fp32 output tiles fit beside a 4-stage ring)
             assert_ok(check_matmul(a, w.T, out_dtype=torch.float32, config=cfg.replace(stages=min(cfg.stages, 4))),
                       f"{cfg.name} M={M} fp32 out")
 
 
 def test_batches_read_only_their_own_rows():
-    """A batched A: a piece past batch b's rows loads batch b's last rows (the descriptor bounds each batch)."""
+    """A batched A with a weight per batch (no folding into one row range): a piece past batch b's rows loads batch
+    b's last rows (the descriptor bounds each batch)."""
     g = torch.Generator(device=DEV).manual_seed(41)
-    for cfg in (MEDIUM, NARROW):
-        a, w = rand(3, 67, 512, g=g), rand(640, 512, g=g)
-        assert _pieces(a, w.T, cfg) == EDGE_PIECES
-        assert_ok(check_matmul(a, w.T, config=cfg), f"{cfg.name} batched")
+    for cfg, M in ((MEDIUM, 139), (NARROW, 67)):
+        a, w = rand(3, M, 512, g=g), rand(3, 640, 512, g=g)
+        assert _pieces(a, w.transpose(1, 2), cfg) == [EDGE_PIECES]
+        assert_ok(check_matmul(a, w.transpose(1, 2), config=cfg), f"{cfg.name} batched")
+
+
+@pytest.mark.parametrize("cfg,M", [(CLUSTER_MEDIUM, 384), (CLUSTER_MEDIUM, 128), (CLUSTER_SMALL, 192)],
+                         ids=lambda x: getattr(x, "name", str(x)))
+def test_cluster_pairs_phantom_tile(cfg, M, monkeypatch):
+    """An odd number of tile-rows: the last pair's lower tile lies wholly past the end and, with
+    gemm.EDGE_PIECES_PHANTOM (off by default), loads A's last rows."""
+    monkeypatch.setattr(gemm, "EDGE_PIECES_PHANTOM", True)
+    g = torch.Generator(device=DEV).manual_seed(46)
+    a, w = rand(M, 1000, g=g), rand(900, 1000, g=g)
+    for b in (w.T, w.T.contiguous()):
+        assert _pieces(a, b, cfg) == [EDGE_PIECES]
+        buf = torch.full((M + 70, 900), float("nan"), dtype=BF, device=DEV)
+        warpgemm.matmul(a, b, out=buf[:M], config=cfg)
+        assert torch.isnan(buf[M:]).all(), f"{cfg.name} M={M}: rows past the output written"
+        assert rel_error(buf[:M], matmul_reference(a, b)) < 1e-2
+
+
+def test_a_column_split_tail_takes_pieces():
+    """The heuristics' column split (128x256 tiles, then 128x128 ones over the last columns): the tail takes pieces."""
+    g = torch.Generator(device=DEV).manual_seed(45)
+    a, w = rand(537, 4096, g=g), rand(28672, 4096, g=g)
+    assert _pieces(a, w.T, None) == [1, EDGE_PIECES], warpgemm.explain(a, w.T)
+    assert_ok(check_matmul(a, w.T), "537x28672x4096")
 
 
 def test_heuristics_take_pieces_and_repeat_bitwise():
     g = torch.Generator(device=DEV).manual_seed(42)
     a, w = rand(389, 4096, g=g), rand(2048, 4096, g=g)
-    assert _pieces(a, w.T, None) == EDGE_PIECES, warpgemm.explain(a, w.T)
+    assert _pieces(a, w.T, None) == [EDGE_PIECES], warpgemm.explain(a, w.T)
     assert_ok(check_matmul(a, w.T), "389x2048x4096")
     check_repeatable(a, w.T)
     # A full last tile-row keeps one box.
-    assert _pieces(rand(512, 4096, g=g), w.T, None) == 1
+    assert _pieces(rand(512, 4096, g=g), w.T, None) == [1]
 
 
 @pytest.mark.parametrize("cfg", [FP8_MEDIUM, FP8_SMALL, FP8_NARROW], ids=lambda c: c.name)
@@ -99,7 +128,7 @@ def test_one_partition_pieces_are_right(cfg, monkeypatch):
     g = torch.Generator(device=DEV).manual_seed(44)
     for M in (67, 101):
         a, w = rand(M, 1000, g=g), rand(600, 1000, g=g)
-        assert _pieces(a, w.T, cfg) == EDGE_PIECES
+        assert _pieces(a, w.T, cfg) == [EDGE_PIECES]
         buf = torch.full((M + 70, 600), float("nan"), dtype=BF, device=DEV)
         warpgemm.matmul(a, w.T, out=buf[:M], config=cfg)
         assert torch.isnan(buf[M:]).all(), f"{cfg.name} M={M}: rows past the output written"

@@ -305,6 +305,8 @@ def describe_plan(c3, a3, choice: PathChoice, plan) -> str:
     ]
     if any(k.constexprs.get("WEIGHT_HINT") for k in _kernels(plan.launch)):
         parts.append("B's loads evict-first in L2 (few rows stream it once)")
+    if any(k.constexprs.get("A_PIECES", 1) > 1 for k in _kernels(plan.launch)):
+        parts.append("A in row pieces (its last tile-row runs past A's end: gemm.edge_pieces)")
     if any(k.constexprs.get("EARLY_WEIGHT") for k in _kernels(plan.launch)):
         parts.append("B is a static weight: its first ring-full loads before the wait on the kernel before")
     return "; ".join(parts)

@@ -121,22 +121,34 @@ EDGE_PIECES = 4
 # back: forced 64x64 / 64x32 one-partition tiles at 65-100 rows ran as fast as over padded rows without pieces, and
 # 0.2-0.9 us slower with them (results/2026-11-27-s40/c11_one_partition/). Off.
 EDGE_PIECES_ONE_PARTITION = False
+# A cluster pair over an odd number of tile-rows runs a last lower tile wholly past the end (scheduler.
+# PairedTileScheduler), whose A box is all zero fill: CLUSTER_MEDIUM forced at 384 rows (three tile-rows) took 124 us
+# against 93 at 512 rows, while 259 rows (three tile-rows, the third partial, so in pieces: the phantom's pieces read
+# A's last rows) took 96 (results/2026-11-27-s40/c12_phantom/). Pieces for every such pair follow from that, but the
+# rule with them was not timed (the session's device time ran out): off until it is.
+EDGE_PIECES_PHANTOM = False
 
 
-def edge_pieces_fit(cfg: GemmConfig, a_kmajor: bool, grouped: bool = False, ragged_k: bool = False) -> bool:
-    """Whether a variant can load its A tile in row pieces: K-major A (rows are the box's outer dimension), tiles of
-    at least 64 rows, dense products (a grouped GEMM's rows past a group's end are the next group's, in bounds)."""
-    return a_kmajor and cfg.block_m >= 64 and not (grouped or ragged_k)
+def edge_pieces_fit(cfg: GemmConfig, a_kmajor: bool, grouped: bool = False, ragged_k: bool = False,
+                    pieces: int = EDGE_PIECES) -> bool:
+    """Whether a variant can load its A tile in `pieces` row pieces: K-major A (rows are the box's outer dimension),
+    plain tiles of at least 64 rows (not swap-AB: never compiled so) cut into pieces of a whole number of 8-row
+    swizzle atoms, dense products (a grouped GEMM's rows past a group's end are the next group's, in bounds)."""
+    return (a_kmajor and cfg.block_m >= 64 and not (grouped or ragged_k or cfg.swap_ab)
+            and cfg.block_m % pieces == 0 and (cfg.block_m // pieces) % 8 == 0)
 
 
 def edge_pieces(cfg: GemmConfig, rows: int, a_kmajor: bool, grouped: bool = False, ragged_k: bool = False) -> int:
     """Boxes of rows A's tile is loaded in for a product whose A has `rows` rows (the kernel's A: the weight under
-    swap-AB): EDGE_PIECES where the last tile-row has more than a piece's rows past the end, on the plain tiles of
-    one consumer warpgroup (the ones measured to gain), else one box."""
+    swap-AB): EDGE_PIECES where the last tile-row has more than a piece's rows past the end and follows a full one
+    (or, with EDGE_PIECES_PHANTOM, where a cluster pair's last lower tile lies wholly past the end), on the plain
+    tiles of one consumer warpgroup without ping-pong (the class measured to gain: 65-1154 rows), else one box."""
     empty = -rows % cfg.block_m
-    if (empty <= cfg.block_m // EDGE_PIECES or cfg.consumer_warps != 4 or cfg.swap_ab
-            or not (cfg.warp_specialize or EDGE_PIECES_ONE_PARTITION)
-            or not edge_pieces_fit(cfg, a_kmajor, grouped, ragged_k)):
+    phantom = EDGE_PIECES_PHANTOM and cfg.cluster_m == 2 and -(-rows // cfg.block_m) % 2 == 1
+    if ((empty <= cfg.block_m // EDGE_PIECES and not phantom) or rows < cfg.block_m
+            or cfg.consumer_warps != 4 or cfg.consumers != 1
+            or cfg.swap_ab or not (cfg.warp_specialize or EDGE_PIECES_ONE_PARTITION)
+            or not edge_pieces_fit(cfg, a_kmajor, grouped, ragged_k, EDGE_PIECES)):
         return 1
     return EDGE_PIECES
 
@@ -164,9 +176,10 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
     early_weight: the producer loads a ring-full of the weight before it waits on the prior grid (GemmLaunch
     decides: a static weight, PDL and early_weight_fits). a_pieces: A's tile in that many boxes of rows
     (edge_pieces decides)."""
-    if a_pieces > 1 and not edge_pieces_fit(cfg, a_kmajor, grouped, ragged_k):
-        raise ValueError(f"A tiles in pieces are for dense products of a K-major A and tiles of at least 64 rows; "
-                         f"got {cfg.name}, a_kmajor={a_kmajor}, grouped={grouped}, ragged_k={ragged_k}")
+    if a_pieces > 1 and not edge_pieces_fit(cfg, a_kmajor, grouped, ragged_k, a_pieces):
+        raise ValueError(f"A tiles in pieces are for dense plain products of a K-major A, tiles of at least 64 rows "
+                         f"in pieces of 8k rows; got {cfg.name} in {a_pieces}, a_kmajor={a_kmajor}, "
+                         f"grouped={grouped}, ragged_k={ragged_k}")
     if early_weight and not early_weight_fits(cfg, grouped, ragged_k):
         raise ValueError(f"early_weight is for dense swap-AB products in a warp-specialized kernel without clusters; "
                          f"got {cfg.name}, grouped={grouped}, ragged_k={ragged_k}")

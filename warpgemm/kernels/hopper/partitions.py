@@ -145,7 +145,7 @@ class GemmOperands:
 
     @gluon.constexpr_function
     def step_bytes(self):
-        """Bytes a K step's loads bring into a ring slot: A's box and every piece of B."""
+        """Bytes a K step's loads bring into a ring slot: every piece of A and of B."""
         return self.A_PIECES * self.a_desc.block_type.nbytes + self.B_PIECES * self.b_desc.block_type.nbytes
 
     @gluon.jit
