@@ -92,9 +92,9 @@ def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, 
                 SPLIT_K: gl.constexpr,
                 CONSUMERS: gl.constexpr, SWAP_AB: gl.constexpr, RAGGED_K: gl.constexpr, L2_STORE_HINT: gl.constexpr,
                 PRODUCER_REGS: gl.constexpr, CONSUMER_REGS: gl.constexpr, CLUSTER_M: gl.constexpr,
-                B_PIECES: gl.constexpr, A_PIECES: gl.constexpr, WARP_SPECIALIZE: gl.constexpr, K_SERPENTINE: gl.constexpr,
-                WEIGHT_HINT: gl.constexpr, EARLY_WEIGHT: gl.constexpr, SchedulerImpl: gl.constexpr,
-                EpilogueImpl: gl.constexpr,
+                B_PIECES: gl.constexpr, A_PIECES: gl.constexpr, WARP_SPECIALIZE: gl.constexpr,
+                K_SERPENTINE: gl.constexpr, WEIGHT_HINT: gl.constexpr, EARLY_WEIGHT: gl.constexpr,
+                SchedulerImpl: gl.constexpr, EpilogueImpl: gl.constexpr,
                 PARTS_HASH: gl.constexpr, num_warps: gl.constexpr):
     # SCALE (fp8 inputs, epilogue.py): 0 none, 1 one fp32 scale per operand, 2 one per output row (scale_a) and one
     # per output column (scale_b), applied to the fp32 accumulator before the bias.
