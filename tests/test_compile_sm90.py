@@ -552,21 +552,14 @@ def test_edge_pieces_only_where_measured():
     """The rule (gemm.edge_pieces): pieces where the last tile-row is more than a quarter empty and follows a full one,
     on plain tiles of one consumer warpgroup (no ping-pong) with a K-major A, in dense warp-specialized products; one
     box elsewhere, and a variant that cannot take pieces (or not that many) is refused."""
-    from warpgemm.heuristics import CLUSTER_LARGE, CLUSTER_MEDIUM, LARGE, MEDIUM, NARROW, SMALL, WIDE_160
-    from unittest import mock
-
-    from warpgemm.kernels.hopper import gemm
+    from warpgemm.heuristics import CLUSTER_MEDIUM, LARGE, MEDIUM, NARROW, SMALL, WIDE_160
     from warpgemm.kernels.hopper.gemm import edge_pieces, kernel_constexprs, operand_blocks
 
     assert [edge_pieces(MEDIUM, m, True) for m in (389, 416, 479, 480, 500, 512, 130, 67)] == [4, 4, 4, 1, 1, 1, 4, 1]
     assert [edge_pieces(NARROW, m, True) for m in (65, 67, 80, 96, 112, 113, 128)] == [4, 4, 4, 4, 1, 1, 1]
     assert edge_pieces(SMALL, 197, True) == 4 and edge_pieces(CLUSTER_MEDIUM, 389, True) == 4
-    # A cluster pair's phantom lower tile (an odd number of tile-rows), whose whole box lies past the end: pieces
-    # with EDGE_PIECES_PHANTOM (off by default).
+    # A cluster pair's phantom lower tile (an odd number of tile-rows) takes no pieces; its box clamps instead.
     assert [edge_pieces(CLUSTER_MEDIUM, m, True) for m in (128, 256, 384, 480, 640)] == [1, 1, 1, 1, 1]
-    with mock.patch.object(gemm, "EDGE_PIECES_PHANTOM", True):
-        assert [edge_pieces(CLUSTER_MEDIUM, m, True) for m in (128, 256, 384, 480, 640)] == [4, 1, 4, 1, 4]
-        assert edge_pieces(CLUSTER_LARGE, 384, True) == 1
     # Two warpgroups (128x256, 128x160), swap-AB, an A read along M, grouped and ragged-K products: one box.
     assert edge_pieces(LARGE, 389, True) == edge_pieces(WIDE_160, 952, True) == 1
     assert edge_pieces(GemmConfig(64, 16, 256, 5, 4, swap_ab=True), 4100, True) == 1
@@ -585,3 +578,47 @@ def test_edge_pieces_only_where_measured():
         operand_blocks(MEDIUM, False, True, 4)
     with pytest.raises(ValueError, match="A tiles in pieces"):
         kernel_constexprs(MEDIUM, True, True, False, False, False, grouped=True, a_pieces=4)
+
+
+def test_edge_clamp_only_for_pairs_with_a_phantom_tile():
+    """gemm.edge_clamp: a dense cluster pair over an odd number of tile-rows (with EDGE_CLAMP_PAIRS), nothing else."""
+    from unittest import mock
+
+    from warpgemm.heuristics import CLUSTER_LARGE, CLUSTER_MEDIUM, MEDIUM
+    from warpgemm.kernels.hopper import gemm
+    from warpgemm.kernels.hopper.gemm import edge_clamp, kernel_constexprs
+
+    with mock.patch.object(gemm, "EDGE_CLAMP_PAIRS", True):
+        assert [edge_clamp(CLUSTER_MEDIUM, m) for m in (100, 128, 129, 256, 257, 384, 385, 640)] == \
+            [True, True, False, False, True, True, False, True]
+        assert [edge_clamp(CLUSTER_LARGE, m) for m in (2851, 2944, 3000)] == [True, True, False]
+        assert not edge_clamp(MEDIUM, 384) and not edge_clamp(CLUSTER_MEDIUM, 384, grouped=True)
+        assert not edge_clamp(CLUSTER_MEDIUM, 384, ragged_k=True)
+    with mock.patch.object(gemm, "EDGE_CLAMP_PAIRS", False):
+        assert not edge_clamp(CLUSTER_MEDIUM, 384)
+    with pytest.raises(ValueError, match="a_clamp"):
+        kernel_constexprs(MEDIUM, True, True, False, False, False, grouped=True, a_clamp=True)
+
+
+def _clamp_variants():
+    from warpgemm.heuristics import FP8_CONFIGS
+
+    out = []
+    for cfg in dict.fromkeys(SHIPPED_CONFIGS + CLUSTER_CANDIDATES + FP8_CONFIGS):
+        if cfg.cluster_m == 2:
+            out += [(cfg, True, True)] if cfg in FP8_CONFIGS else [(cfg, False, True), (cfg, False, False)]
+    return out
+
+
+@pytest.mark.parametrize("cfg,fp8,a_k", _clamp_variants(), ids=lambda x: getattr(x, "name", str(x)))
+def test_edge_clamp_variant_compiles_clean(cfg, fp8, a_k, tmp_path):
+    """A cluster pair's clamped A loads (A_CLAMP): the plain variant's loads of each operand, a different address
+    computation, the same shared memory, no spills; an A read K-major or along M (fp8: K-major, per-row scales)."""
+    kw = dict(in_dtype=torch.float8_e4m3fn, scale=2) if fp8 else dict(a_kmajor=a_k, has_bias=True)
+    plain = compile_gemm(cfg, a_batched=False, **kw)
+    clamped = compile_gemm(cfg, a_batched=False, a_clamp=True, **kw)
+    assert _load_counts_by_operand(plain.asm["ptx"]) == _load_counts_by_operand(clamped.asm["ptx"])
+    assert plain.asm["ptx"] != clamped.asm["ptx"]
+    r, r0 = inspect_compiled(clamped, "clamped", str(tmp_path)), inspect_compiled(plain, "plain", str(tmp_path))
+    assert r.stack_bytes == 0 and r.local_bytes == 0, f"register spills: {r}"
+    assert r.shared_bytes == r0.shared_bytes <= SMEM_LIMIT

@@ -122,11 +122,12 @@ EDGE_PIECES = 4
 # 0.2-0.9 us slower with them (results/2026-11-27-s40/c11_one_partition/). Off.
 EDGE_PIECES_ONE_PARTITION = False
 # A cluster pair over an odd number of tile-rows runs a last lower tile wholly past the end (scheduler.
-# PairedTileScheduler), whose A box is all zero fill: CLUSTER_MEDIUM forced at 384 rows (three tile-rows) took 124 us
-# against 93 at 512 rows, while 259 rows (three tile-rows, the third partial, so in pieces: the phantom's pieces read
-# A's last rows) took 96 (results/2026-11-27-s40/c12_phantom/). Pieces for every such pair follow from that, but the
-# rule with them was not timed (the session's device time ran out): off until it is.
-EDGE_PIECES_PHANTOM = False
+# PairedTileScheduler), whose A box is all zero fill, and its peer waits on it for their shared B: CLUSTER_MEDIUM
+# forced at 384 rows (three tile-rows) took 124 us against 93 at 512 rows, while 259 rows (three tile-rows, the third
+# partial, so in pieces: the phantom's pieces read A's last rows) took 96 (results/2026-11-27-s40/c12_phantom/). So
+# such a pair's loads of A clamp a box that starts past the end to A's last in-bounds rows (edge_clamp, the A_CLAMP
+# constexpr; pieces clamp each piece anyway). Not timed yet: off until it is.
+EDGE_CLAMP_PAIRS = False
 
 
 def edge_pieces_fit(cfg: GemmConfig, a_kmajor: bool, grouped: bool = False, ragged_k: bool = False,
@@ -140,17 +141,24 @@ def edge_pieces_fit(cfg: GemmConfig, a_kmajor: bool, grouped: bool = False, ragg
 
 def edge_pieces(cfg: GemmConfig, rows: int, a_kmajor: bool, grouped: bool = False, ragged_k: bool = False) -> int:
     """Boxes of rows A's tile is loaded in for a product whose A has `rows` rows (the kernel's A: the weight under
-    swap-AB): EDGE_PIECES where the last tile-row has more than a piece's rows past the end and follows a full one
-    (or, with EDGE_PIECES_PHANTOM, where a cluster pair's last lower tile lies wholly past the end), on the plain
-    tiles of one consumer warpgroup without ping-pong (the class measured to gain: 65-1154 rows), else one box."""
+    swap-AB): EDGE_PIECES where the last tile-row has more than a piece's rows past the end and follows a full one,
+    on the plain tiles of one consumer warpgroup without ping-pong (the class measured to gain: 65-1154 rows), else
+    one box."""
     empty = -rows % cfg.block_m
-    phantom = EDGE_PIECES_PHANTOM and cfg.cluster_m == 2 and -(-rows // cfg.block_m) % 2 == 1
-    if ((empty <= cfg.block_m // EDGE_PIECES and not phantom) or rows < cfg.block_m
+    if (empty <= cfg.block_m // EDGE_PIECES or rows < cfg.block_m
             or cfg.consumer_warps != 4 or cfg.consumers != 1
             or cfg.swap_ab or not (cfg.warp_specialize or EDGE_PIECES_ONE_PARTITION)
             or not edge_pieces_fit(cfg, a_kmajor, grouped, ragged_k, EDGE_PIECES)):
         return 1
     return EDGE_PIECES
+
+
+def edge_clamp(cfg: GemmConfig, rows: int, grouped: bool = False, ragged_k: bool = False) -> bool:
+    """Whether A's loads clamp a box that starts past A's last row (of `rows`) to its last in-bounds rows: a dense
+    cluster pair over an odd number of tile-rows (EDGE_CLAMP_PAIRS), whose last lower tile is wholly past the end.
+    (A grouped GEMM's rows past a group's end are the next group's, in bounds; clusters run dense products only.)"""
+    return (EDGE_CLAMP_PAIRS and cfg.cluster_m == 2 and not (grouped or ragged_k or cfg.swap_ab)
+            and -(-rows // cfg.block_m) % 2 == 1)
 
 
 def early_weight_fits(cfg: GemmConfig, grouped: bool = False, ragged_k: bool = False) -> bool:
@@ -164,7 +172,8 @@ def early_weight_fits(cfg: GemmConfig, grouped: bool = False, ragged_k: bool = F
 def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched: bool, b_batched: bool,
                       has_bias: bool, grouped: bool = False, when: int = RUN_ALWAYS,
                       offs_table: bool = False, ragged_k: bool = False, scale: int = 0,
-                      weight_hint: bool = False, early_weight: bool = False, a_pieces: int = 1) -> dict:
+                      weight_hint: bool = False, early_weight: bool = False, a_pieces: int = 1,
+                      a_clamp: bool = False) -> dict:
     """The constexpr arguments of `gemm_kernel` for one variant (shared with the offline compile checks).
 
     grouped: the MoE form, A's rows in groups by a device table, B batched by group, row-bounded stores.
@@ -175,11 +184,14 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
     dense products only. weight_hint: the weight's loads evict-first in L2 (weight_evict_first decides).
     early_weight: the producer loads a ring-full of the weight before it waits on the prior grid (GemmLaunch
     decides: a static weight, PDL and early_weight_fits). a_pieces: A's tile in that many boxes of rows
-    (edge_pieces decides)."""
+    (edge_pieces decides). a_clamp: A's boxes that start past its end read its last rows (edge_clamp decides)."""
     if a_pieces > 1 and not edge_pieces_fit(cfg, a_kmajor, grouped, ragged_k, a_pieces):
         raise ValueError(f"A tiles in pieces are for dense plain products of a K-major A, tiles of at least 64 rows "
                          f"in pieces of 8k rows; got {cfg.name} in {a_pieces}, a_kmajor={a_kmajor}, "
                          f"grouped={grouped}, ragged_k={ragged_k}")
+    if a_clamp and (grouped or ragged_k or cfg.swap_ab):
+        raise ValueError(f"a_clamp is for dense plain products; got {cfg.name}, grouped={grouped}, "
+                         f"ragged_k={ragged_k}")
     if early_weight and not early_weight_fits(cfg, grouped, ragged_k):
         raise ValueError(f"early_weight is for dense swap-AB products in a warp-specialized kernel without clusters; "
                          f"got {cfg.name}, grouped={grouped}, ragged_k={ragged_k}")
@@ -225,7 +237,8 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
                 SCALE=scale, GROUP_M=cfg.group_m, STAGES=cfg.stages, SPLIT_K=cfg.split_k, CONSUMERS=cfg.consumers,
                 SWAP_AB=cfg.swap_ab, RAGGED_K=ragged_k, L2_STORE_HINT=store_hint(ragged_k),
                 PRODUCER_REGS=cfg.producer_regs, CONSUMER_REGS=worker_consumer_regs(cfg), CLUSTER_M=cfg.cluster_m,
-                B_PIECES=cfg.b_pieces_for(b_kmajor), A_PIECES=a_pieces, WARP_SPECIALIZE=cfg.warp_specialize,
+                B_PIECES=cfg.b_pieces_for(b_kmajor), A_PIECES=a_pieces, A_CLAMP=a_clamp,
+                WARP_SPECIALIZE=cfg.warp_specialize,
                 K_SERPENTINE=k_serpentine(cfg, grouped, ragged_k),
                 WEIGHT_HINT=LOAD_PASS_VERSION if weight_hint else 0, EARLY_WEIGHT=early_weight,
                 SchedulerImpl=scheduler, EpilogueImpl=epilogue, PARTS_HASH=parts_source_hash())
@@ -290,6 +303,7 @@ class GemmLaunch:
         if self.swap:
             M, N = N, M
         a_pieces = edge_pieces(cfg, M, a_kmajor, groups > 0, ragged_k)
+        a_clamp = edge_clamp(cfg, M, groups > 0, ragged_k)
         self.blocks = operand_blocks(cfg, a_kmajor, b_kmajor, a_pieces)
         if groups:
             # Each group adds at most one partial row tile (under swap-AB the rows of A are the product's columns).
@@ -326,7 +340,7 @@ class GemmLaunch:
                                        weight_hint=weight_evict_first(cfg, weight_batches, c.shape[1],
                                                                       a.shape[2] if a_kmajor else a.shape[1],
                                                                       groups > 0, ragged_k),
-                                       early_weight=early, a_pieces=a_pieces)
+                                       early_weight=early, a_pieces=a_pieces, a_clamp=a_clamp)
         self.kernel = CachedKernel(gemm_kernel, constexprs, num_warps, maxnreg, pdl=pdl,
                                    compile_context=functools.partial(compile_context, cfg, constexprs))
 
