@@ -580,45 +580,48 @@ def test_edge_pieces_only_where_measured():
         kernel_constexprs(MEDIUM, True, True, False, False, False, grouped=True, a_pieces=4)
 
 
-def test_edge_clamp_only_for_pairs_with_a_phantom_tile():
-    """gemm.edge_clamp: a dense cluster pair over an odd number of tile-rows (with EDGE_CLAMP_PAIRS), nothing else."""
+def test_phantom_a_mode_only_for_pairs_with_a_phantom_tile():
+    """gemm.phantom_a_mode: a dense cluster pair over an odd number of tile-rows takes PHANTOM_A, nothing else."""
     from unittest import mock
 
     from warpgemm.heuristics import CLUSTER_LARGE, CLUSTER_MEDIUM, MEDIUM
     from warpgemm.kernels.hopper import gemm
-    from warpgemm.kernels.hopper.gemm import edge_clamp, kernel_constexprs
+    from warpgemm.kernels.hopper.gemm import kernel_constexprs, phantom_a_mode
 
-    with mock.patch.object(gemm, "EDGE_CLAMP_PAIRS", True):
-        assert [edge_clamp(CLUSTER_MEDIUM, m) for m in (100, 128, 129, 256, 257, 384, 385, 640)] == \
-            [True, True, False, False, True, True, False, True]
-        assert [edge_clamp(CLUSTER_LARGE, m) for m in (2851, 2944, 3000)] == [True, True, False]
-        assert not edge_clamp(MEDIUM, 384) and not edge_clamp(CLUSTER_MEDIUM, 384, grouped=True)
-        assert not edge_clamp(CLUSTER_MEDIUM, 384, ragged_k=True)
-    with mock.patch.object(gemm, "EDGE_CLAMP_PAIRS", False):
-        assert not edge_clamp(CLUSTER_MEDIUM, 384)
-    with pytest.raises(ValueError, match="a_clamp"):
-        kernel_constexprs(MEDIUM, True, True, False, False, False, grouped=True, a_clamp=True)
+    for mode in (1, 2):
+        with mock.patch.object(gemm, "PHANTOM_A", mode):
+            assert [phantom_a_mode(CLUSTER_MEDIUM, m, True) for m in (100, 128, 129, 256, 257, 384, 385, 640)] == \
+                [mode, mode, 0, 0, mode, mode, 0, mode]
+            assert [phantom_a_mode(CLUSTER_LARGE, m, True) for m in (2851, 2944, 3000)] == [mode, mode, 0]
+            assert phantom_a_mode(MEDIUM, 384, True) == phantom_a_mode(CLUSTER_MEDIUM, 384, True, grouped=True) == 0
+            assert phantom_a_mode(CLUSTER_MEDIUM, 384, True, ragged_k=True) == 0
+            assert phantom_a_mode(CLUSTER_MEDIUM, 384, False) == 0
+    with mock.patch.object(gemm, "PHANTOM_A", 0):
+        assert phantom_a_mode(CLUSTER_MEDIUM, 384, True) == 0
+    with pytest.raises(ValueError, match="a_phantom"):
+        kernel_constexprs(MEDIUM, True, True, False, False, False, grouped=True, a_phantom=2)
 
 
-def _clamp_variants():
+def _phantom_variants():
     from warpgemm.heuristics import FP8_CONFIGS
 
     out = []
     for cfg in dict.fromkeys(SHIPPED_CONFIGS + CLUSTER_CANDIDATES + FP8_CONFIGS):
         if cfg.cluster_m == 2:
-            out += [(cfg, True, True)] if cfg in FP8_CONFIGS else [(cfg, False, True), (cfg, False, False)]
+            for mode in (1, 2):
+                out.append((cfg, mode, cfg in FP8_CONFIGS))
     return out
 
 
-@pytest.mark.parametrize("cfg,fp8,a_k", _clamp_variants(), ids=lambda x: getattr(x, "name", str(x)))
-def test_edge_clamp_variant_compiles_clean(cfg, fp8, a_k, tmp_path):
-    """A cluster pair's clamped A loads (A_CLAMP): the plain variant's loads of each operand, a different address
-    computation, the same shared memory, no spills; an A read K-major or along M (fp8: K-major, per-row scales)."""
-    kw = dict(in_dtype=torch.float8_e4m3fn, scale=2) if fp8 else dict(a_kmajor=a_k, has_bias=True)
+@pytest.mark.parametrize("cfg,mode,fp8", _phantom_variants(), ids=lambda x: getattr(x, "name", str(x)))
+def test_phantom_a_variant_compiles_clean(cfg, mode, fp8, tmp_path):
+    """A cluster pair's phantom tile (A_PHANTOM: clamped A boxes, or none): the plain variant's TMA loads of each
+    operand, different code, the same shared memory, no spills (fp8: with per-row scales)."""
+    kw = dict(in_dtype=torch.float8_e4m3fn, scale=2) if fp8 else dict(has_bias=True)
     plain = compile_gemm(cfg, a_batched=False, **kw)
-    clamped = compile_gemm(cfg, a_batched=False, a_clamp=True, **kw)
-    assert _load_counts_by_operand(plain.asm["ptx"]) == _load_counts_by_operand(clamped.asm["ptx"])
-    assert plain.asm["ptx"] != clamped.asm["ptx"]
-    r, r0 = inspect_compiled(clamped, "clamped", str(tmp_path)), inspect_compiled(plain, "plain", str(tmp_path))
+    phantom = compile_gemm(cfg, a_batched=False, a_phantom=mode, **kw)
+    assert _load_counts_by_operand(plain.asm["ptx"]) == _load_counts_by_operand(phantom.asm["ptx"])
+    assert plain.asm["ptx"] != phantom.asm["ptx"]
+    r, r0 = inspect_compiled(phantom, "phantom", str(tmp_path)), inspect_compiled(plain, "plain", str(tmp_path))
     assert r.stack_bytes == 0 and r.local_bytes == 0, f"register spills: {r}"
     assert r.shared_bytes == r0.shared_bytes <= SMEM_LIMIT

@@ -68,30 +68,31 @@ def test_batches_read_only_their_own_rows():
         assert_ok(check_matmul(a, w.transpose(1, 2), config=cfg), f"{cfg.name} batched")
 
 
-def _clamps(a, b, cfg) -> list[bool]:
+def _phantoms(a, b, cfg) -> list[int]:
     a3, b3 = (t.unsqueeze(0) if t.dim() == 2 else t for t in (a, b))
     c = torch.empty(1, a3.shape[1], b3.shape[-1], dtype=a.dtype, device=a.device)
-    return [bool(k.constexprs["A_CLAMP"]) for k in gemm_impl._kernels(gemm_impl.plan_hopper(a3, b3, c, None, cfg).launch)]
+    return [k.constexprs["A_PHANTOM"] for k in gemm_impl._kernels(gemm_impl.plan_hopper(a3, b3, c, None, cfg).launch)]
 
 
 @pytest.mark.parametrize("cfg,M", [(CLUSTER_MEDIUM, 384), (CLUSTER_MEDIUM, 259), (CLUSTER_SMALL, 192),
                                    (CLUSTER_LARGE, 384), (CLUSTER_LARGE, 300)],
                          ids=lambda x: getattr(x, "name", str(x)))
-def test_cluster_pairs_phantom_tile(cfg, M, monkeypatch):
-    """An odd number of tile-rows: the last pair's lower tile lies wholly past the end and, with
-    gemm.EDGE_CLAMP_PAIRS, loads A's last rows (A read K-major or along M; pieces too where the rule gives them)."""
-    monkeypatch.setattr(gemm, "EDGE_CLAMP_PAIRS", True)
+@pytest.mark.parametrize("mode", [1, 2])
+def test_cluster_pairs_phantom_tile(cfg, M, mode, monkeypatch):
+    """An odd number of tile-rows: the last pair's lower tile lies wholly past the end and, by gemm.PHANTOM_A, loads
+    A's last rows (1) or no A (2) (pieces too where the rule gives them); an A read along M keeps its loads."""
+    monkeypatch.setattr(gemm, "PHANTOM_A", mode)
     g = torch.Generator(device=DEV).manual_seed(46)
     x, w = rand(M, 1000, g=g), rand(900, 1000, g=g)
     for a in (x, x.T.contiguous().T):
         for b in (w.T, w.T.contiguous()):
-            assert _clamps(a, b, cfg) == [True]
+            assert _phantoms(a, b, cfg) == [mode if a.stride(1) == 1 else 0]
             buf = torch.full((M + 70, 900), float("nan"), dtype=BF, device=DEV)
             warpgemm.matmul(a, b, out=buf[:M], config=cfg)
             assert torch.isnan(buf[M:]).all(), f"{cfg.name} M={M}: rows past the output written"
             assert rel_error(buf[:M], matmul_reference(a, b)) < 1e-2
     # An even count has no such tile: no clamp.
-    assert _clamps(rand(2 * cfg.block_m, 1000, g=g), w.T, cfg) == [False]
+    assert _phantoms(rand(2 * cfg.block_m, 1000, g=g), w.T, cfg) == [0]
 
 
 def test_a_column_split_tail_takes_pieces():

@@ -125,9 +125,9 @@ EDGE_PIECES_ONE_PARTITION = False
 # PairedTileScheduler), whose A box is all zero fill, and its peer waits on it for their shared B: CLUSTER_MEDIUM
 # forced at 384 rows (three tile-rows) took 124 us against 93 at 512 rows, while 259 rows (three tile-rows, the third
 # partial, so in pieces: the phantom's pieces read A's last rows) took 96 (results/2026-11-27-s40/c12_phantom/). So
-# such a pair's loads of A clamp a box that starts past the end to A's last in-bounds rows (edge_clamp, the A_CLAMP
-# constexpr; pieces clamp each piece anyway). Not timed yet: off until it is.
-EDGE_CLAMP_PAIRS = False
+# such a pair's phantom tile either clamps its A boxes to A's last in-bounds rows (1: pieces clamp each piece
+# anyway) or loads no A at all (2), the A_PHANTOM constexpr (phantom_a_mode). Being timed: 0 (off) until it is.
+PHANTOM_A = 0
 
 
 def edge_pieces_fit(cfg: GemmConfig, a_kmajor: bool, grouped: bool = False, ragged_k: bool = False,
@@ -153,12 +153,15 @@ def edge_pieces(cfg: GemmConfig, rows: int, a_kmajor: bool, grouped: bool = Fals
     return EDGE_PIECES
 
 
-def edge_clamp(cfg: GemmConfig, rows: int, grouped: bool = False, ragged_k: bool = False) -> bool:
-    """Whether A's loads clamp a box that starts past A's last row (of `rows`) to its last in-bounds rows: a dense
-    cluster pair over an odd number of tile-rows (EDGE_CLAMP_PAIRS), whose last lower tile is wholly past the end.
+def phantom_a_mode(cfg: GemmConfig, rows: int, a_kmajor: bool, grouped: bool = False, ragged_k: bool = False) -> int:
+    """How a dense cluster pair over an odd number of tile-rows of A (of `rows`), whose last lower tile is wholly past
+    the end, treats that tile's A loads: PHANTOM_A (1 clamp to A's last rows, 2 none), else 0 (nothing changes).
+    K-major A only: an A read along M (a transposed view) spilled a 128x160 pair's producer registers with mode 2.
     (A grouped GEMM's rows past a group's end are the next group's, in bounds; clusters run dense products only.)"""
-    return (EDGE_CLAMP_PAIRS and cfg.cluster_m == 2 and not (grouped or ragged_k or cfg.swap_ab)
-            and -(-rows // cfg.block_m) % 2 == 1)
+    if (cfg.cluster_m == 2 and a_kmajor and not (grouped or ragged_k or cfg.swap_ab)
+            and -(-rows // cfg.block_m) % 2 == 1):
+        return PHANTOM_A
+    return 0
 
 
 def early_weight_fits(cfg: GemmConfig, grouped: bool = False, ragged_k: bool = False) -> bool:
@@ -173,7 +176,7 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
                       has_bias: bool, grouped: bool = False, when: int = RUN_ALWAYS,
                       offs_table: bool = False, ragged_k: bool = False, scale: int = 0,
                       weight_hint: bool = False, early_weight: bool = False, a_pieces: int = 1,
-                      a_clamp: bool = False) -> dict:
+                      a_phantom: int = 0) -> dict:
     """The constexpr arguments of `gemm_kernel` for one variant (shared with the offline compile checks).
 
     grouped: the MoE form, A's rows in groups by a device table, B batched by group, row-bounded stores.
@@ -184,14 +187,14 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
     dense products only. weight_hint: the weight's loads evict-first in L2 (weight_evict_first decides).
     early_weight: the producer loads a ring-full of the weight before it waits on the prior grid (GemmLaunch
     decides: a static weight, PDL and early_weight_fits). a_pieces: A's tile in that many boxes of rows
-    (edge_pieces decides). a_clamp: A's boxes that start past its end read its last rows (edge_clamp decides)."""
+    (edge_pieces decides). a_phantom: a tile wholly past A's end clamps its A boxes (1) or loads none (2) (phantom_a_mode decides)."""
     if a_pieces > 1 and not edge_pieces_fit(cfg, a_kmajor, grouped, ragged_k, a_pieces):
         raise ValueError(f"A tiles in pieces are for dense plain products of a K-major A, tiles of at least 64 rows "
                          f"in pieces of 8k rows; got {cfg.name} in {a_pieces}, a_kmajor={a_kmajor}, "
                          f"grouped={grouped}, ragged_k={ragged_k}")
-    if a_clamp and (grouped or ragged_k or cfg.swap_ab):
-        raise ValueError(f"a_clamp is for dense plain products; got {cfg.name}, grouped={grouped}, "
-                         f"ragged_k={ragged_k}")
+    if a_phantom and (grouped or ragged_k or cfg.swap_ab or not a_kmajor):
+        raise ValueError(f"a_phantom is for dense plain products (cluster pairs) of a K-major A; got {cfg.name}, "
+                         f"a_kmajor={a_kmajor}, grouped={grouped}, ragged_k={ragged_k}")
     if early_weight and not early_weight_fits(cfg, grouped, ragged_k):
         raise ValueError(f"early_weight is for dense swap-AB products in a warp-specialized kernel without clusters; "
                          f"got {cfg.name}, grouped={grouped}, ragged_k={ragged_k}")
@@ -237,7 +240,7 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
                 SCALE=scale, GROUP_M=cfg.group_m, STAGES=cfg.stages, SPLIT_K=cfg.split_k, CONSUMERS=cfg.consumers,
                 SWAP_AB=cfg.swap_ab, RAGGED_K=ragged_k, L2_STORE_HINT=store_hint(ragged_k),
                 PRODUCER_REGS=cfg.producer_regs, CONSUMER_REGS=worker_consumer_regs(cfg), CLUSTER_M=cfg.cluster_m,
-                B_PIECES=cfg.b_pieces_for(b_kmajor), A_PIECES=a_pieces, A_CLAMP=a_clamp,
+                B_PIECES=cfg.b_pieces_for(b_kmajor), A_PIECES=a_pieces, A_PHANTOM=a_phantom,
                 WARP_SPECIALIZE=cfg.warp_specialize,
                 K_SERPENTINE=k_serpentine(cfg, grouped, ragged_k),
                 WEIGHT_HINT=LOAD_PASS_VERSION if weight_hint else 0, EARLY_WEIGHT=early_weight,
@@ -303,7 +306,7 @@ class GemmLaunch:
         if self.swap:
             M, N = N, M
         a_pieces = edge_pieces(cfg, M, a_kmajor, groups > 0, ragged_k)
-        a_clamp = edge_clamp(cfg, M, groups > 0, ragged_k)
+        a_phantom = phantom_a_mode(cfg, M, a_kmajor, groups > 0, ragged_k)
         self.blocks = operand_blocks(cfg, a_kmajor, b_kmajor, a_pieces)
         if groups:
             # Each group adds at most one partial row tile (under swap-AB the rows of A are the product's columns).
@@ -340,7 +343,7 @@ class GemmLaunch:
                                        weight_hint=weight_evict_first(cfg, weight_batches, c.shape[1],
                                                                       a.shape[2] if a_kmajor else a.shape[1],
                                                                       groups > 0, ragged_k),
-                                       early_weight=early, a_pieces=a_pieces, a_clamp=a_clamp)
+                                       early_weight=early, a_pieces=a_pieces, a_phantom=a_phantom)
         self.kernel = CachedKernel(gemm_kernel, constexprs, num_warps, maxnreg, pdl=pdl,
                                    compile_context=functools.partial(compile_context, cfg, constexprs))
 

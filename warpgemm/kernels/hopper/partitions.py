@@ -61,7 +61,7 @@ class GemmOperands:
     CLUSTER_M: gl.constexpr
     B_PIECES: gl.constexpr
     A_PIECES: gl.constexpr
-    A_CLAMP: gl.constexpr
+    A_PHANTOM: gl.constexpr
     K_SERPENTINE: gl.constexpr
     WEIGHT_HINT: gl.constexpr
     EARLY_WEIGHT: gl.constexpr
@@ -70,7 +70,7 @@ class GemmOperands:
     def __init__(self, a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,
                  scale_a_ptr, scale_b_ptr, a_bufs, b_bufs, b_rest, ring, turns,
                  A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, SCALE, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB,
-                 RAGGED_K, CLUSTER_M, B_PIECES, A_PIECES, A_CLAMP, K_SERPENTINE, WEIGHT_HINT, EARLY_WEIGHT):
+                 RAGGED_K, CLUSTER_M, B_PIECES, A_PIECES, A_PHANTOM, K_SERPENTINE, WEIGHT_HINT, EARLY_WEIGHT):
         self.a_desc = a_desc
         self.b_desc = b_desc
         self.c_desc = c_desc
@@ -100,7 +100,7 @@ class GemmOperands:
         self.CLUSTER_M = gl.constexpr(CLUSTER_M)
         self.B_PIECES = gl.constexpr(B_PIECES)
         self.A_PIECES = gl.constexpr(A_PIECES)
-        self.A_CLAMP = gl.constexpr(A_CLAMP)
+        self.A_PHANTOM = gl.constexpr(A_PHANTOM)
         self.K_SERPENTINE = gl.constexpr(K_SERPENTINE)
         self.WEIGHT_HINT = gl.constexpr(WEIGHT_HINT)
         self.EARLY_WEIGHT = gl.constexpr(EARLY_WEIGHT)
@@ -295,9 +295,17 @@ def load_step(p: GemmOperands, work, kk, index, bar, pred=True):
     """Issue the TMA loads of K step kk of `work` into ring slot `index`, counted by `bar` (the slot's ready
     barrier), if `pred`: the producer partition's work per step, and the one-partition kernel's (one_partition.py)."""
     # The ready barrier counts every piece of B (with CLUSTER_M = 2: its own pieces and its peer's multicasts).
-    mbarrier.expect(bar, p.step_bytes(), pred=pred)
     at = step_coords(p, work, kk)
-    load_a(p, work, at, index, bar, pred)
+    if p.A_PHANTOM == 2:
+        # A cluster pair's tile wholly past A's end (gemm.phantom_a_mode) loads no A: its accumulator rows are all
+        # past the end, never stored, so whatever its A slot holds is harmless; it only takes its share of B.
+        live = work.off_m < p.a_desc.shape[1]  # (K-major A only)
+        mbarrier.expect(bar, p.step_bytes(), pred=pred & live)
+        mbarrier.expect(bar, p.step_bytes() - p.A_PIECES * p.a_desc.block_type.nbytes, pred=pred & (live == 0))
+        load_a(p, work, at, index, bar, pred & live)
+    else:
+        mbarrier.expect(bar, p.step_bytes(), pred=pred)
+        load_a(p, work, at, index, bar, pred)
     load_b(p, work, at, index, bar, pred)
 
 
@@ -329,11 +337,11 @@ def load_a(p: GemmOperands, work, at, index, bar, pred=True):
     # evict-first policy, so a weight streamed once replaces its own lines instead of the rest of the L2's.
     if p.WEIGHT_HINT and p.SWAP_AB:
         evict_first_begin()
-    if p.A_PIECES > 1 or (p.A_CLAMP and p.A_KMAJOR):
+    if p.A_PIECES > 1 or (p.A_PHANTOM == 1 and p.A_KMAJOR):
         # A_PIECES boxes of rows (gemm.edge_pieces, K-major A only). TMA fills a box's rows past A's last one with
         # zeros, but slowly: a tile whose box is mostly past the end ran 1.5x as long as the same tile over rows of
         # zeros in memory (389 rows on 128-row tiles; notes/perf.md, session 40), and its tile-row holds up the
-        # wave. So a piece (or with A_CLAMP, gemm.edge_clamp, the one box of a tile) that would start past the last
+        # wave. So a piece (or with A_PHANTOM, gemm.phantom_a_mode, the one box of a tile) that would start past the last
         # row loads the last in-bounds rows instead (from L2: they were just read). Its rows of the slot then hold
         # real values of other rows, which make only accumulator rows past the end: no row of A mixes into
         # another's output, and the epilogue never stores those rows. The byte count is the whole tile's either way.
@@ -347,11 +355,6 @@ def load_a(p: GemmOperands, work, at, index, bar, pred=True):
                                             p.a_slot(index).slice(r * PR, PR, dim=1), pred=pred)
     elif p.A_KMAJOR:
         tma.async_copy_global_to_shared(p.a_desc, [a_outer, work.off_m, k], bar, p.a_slot(index), pred=pred)
-    elif p.A_CLAMP:
-        # The same for an A read along M: a box starting past the end reads A's last in-bounds columns of M.
-        cols = p.a_desc.shape[2]
-        col = gl.where(work.off_m < cols, work.off_m, gl.maximum(cols - p.a_desc.block_type.shape[2], 0))
-        tma.async_copy_global_to_shared(p.a_desc, [a_outer, k, col], bar, p.a_slot(index), pred=pred)
     else:
         tma.async_copy_global_to_shared(p.a_desc, [a_outer, k, work.off_m], bar, p.a_slot(index), pred=pred)
     if p.WEIGHT_HINT and p.SWAP_AB:
