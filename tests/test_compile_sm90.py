@@ -588,7 +588,7 @@ def test_phantom_a_mode_only_for_pairs_with_a_phantom_tile():
     from warpgemm.kernels.hopper import gemm
     from warpgemm.kernels.hopper.gemm import kernel_constexprs, phantom_a_mode
 
-    for mode in (1, 2):
+    for mode in (1, 2, 3):
         with mock.patch.object(gemm, "PHANTOM_A", mode):
             assert [phantom_a_mode(CLUSTER_MEDIUM, m, True) for m in (100, 128, 129, 256, 257, 384, 385, 640)] == \
                 [mode, mode, 0, 0, mode, mode, 0, mode]
@@ -608,19 +608,21 @@ def _phantom_variants():
     out = []
     for cfg in dict.fromkeys(SHIPPED_CONFIGS + CLUSTER_CANDIDATES + FP8_CONFIGS):
         if cfg.cluster_m == 2:
-            for mode in (1, 2):
+            for mode in (1, 2, 3):
                 out.append((cfg, mode, cfg in FP8_CONFIGS))
     return out
 
 
 @pytest.mark.parametrize("cfg,mode,fp8", _phantom_variants(), ids=lambda x: getattr(x, "name", str(x)))
 def test_phantom_a_variant_compiles_clean(cfg, mode, fp8, tmp_path):
-    """A cluster pair's phantom tile (A_PHANTOM: clamped A boxes, or none): the plain variant's TMA loads of each
-    operand, different code, the same shared memory, no spills (fp8: with per-row scales)."""
+    """A cluster pair's phantom tile (A_PHANTOM: clamped A boxes, or none): the plain variant's TMA loads of A and of
+    B (mode 3: twice, in a B-only copy of the unit's loop), different code, the same shared memory, no spills (fp8: with per-row scales)."""
     kw = dict(in_dtype=torch.float8_e4m3fn, scale=2) if fp8 else dict(has_bias=True)
     plain = compile_gemm(cfg, a_batched=False, **kw)
     phantom = compile_gemm(cfg, a_batched=False, a_phantom=mode, **kw)
-    assert _load_counts_by_operand(plain.asm["ptx"]) == _load_counts_by_operand(phantom.asm["ptx"])
+    n_plain, n_phantom = _load_counts_by_operand(plain.asm["ptx"]), _load_counts_by_operand(phantom.asm["ptx"])
+    # (mode 3: a second copy of the unit's loop, B's loads only)
+    assert n_phantom["A"] == n_plain["A"] and n_phantom["B"] == n_plain["B"] * (2 if mode == 3 else 1)
     assert plain.asm["ptx"] != phantom.asm["ptx"]
     r, r0 = inspect_compiled(phantom, "phantom", str(tmp_path)), inspect_compiled(plain, "plain", str(tmp_path))
     assert r.stack_bytes == 0 and r.local_bytes == 0, f"register spills: {r}"

@@ -83,7 +83,7 @@ def _phantoms(a, b, cfg) -> tuple[list[int], bool]:
                                    (CLUSTER_LARGE, 384), (CLUSTER_LARGE, 300), (CLUSTER_LARGE_FEW_ROWS, 347),
                                    (CLUSTER_WIDE, 333), (CLUSTER_WIDE_160, 640), (CLUSTER_WIDE_160, 300)],
                          ids=lambda x: getattr(x, "name", str(x)))
-@pytest.mark.parametrize("mode", [1, 2])
+@pytest.mark.parametrize("mode", [1, 2, 3])
 def test_cluster_pairs_phantom_tile(cfg, M, mode, monkeypatch):
     """An odd number of tile-rows: the last pair's lower tile lies wholly past the end and, by gemm.PHANTOM_A, loads
     A's last rows (1) or no A (2) (pieces too where the rule gives them); an A read along M keeps its loads."""
@@ -141,7 +141,7 @@ def test_fp8_pieces_with_row_scales(cfg):
 
 @pytest.mark.parametrize("cfg,M", [(FP8_CLUSTER_LARGE_FEW_ROWS, 347), (FP8_CLUSTER_SMALL, 130)],
                          ids=lambda x: getattr(x, "name", str(x)))
-@pytest.mark.parametrize("mode", [1, 2])
+@pytest.mark.parametrize("mode", [1, 2, 3])
 def test_fp8_pairs_phantom_tile(cfg, M, mode, monkeypatch):
     monkeypatch.setattr(gemm, "PHANTOM_A", mode)
     g = torch.Generator(device=DEV).manual_seed(47)

@@ -126,7 +126,8 @@ EDGE_PIECES_ONE_PARTITION = False
 # forced at 384 rows (three tile-rows) took 124 us against 93 at 512 rows, while 259 rows (three tile-rows, the third
 # partial, so in pieces: the phantom's pieces read A's last rows) took 96 (results/2026-11-27-s40/c12_phantom/). So
 # such a pair's phantom tile either clamps its A boxes to A's last in-bounds rows (1: pieces clamp each piece
-# anyway) or loads no A at all (2), the A_PHANTOM constexpr (phantom_a_mode). Being timed: 0 (off) until it is.
+# anyway) or loads no A at all (2: a predicate per K step; 3: a branch per unit), the A_PHANTOM constexpr
+# (phantom_a_mode). Being timed: 0 (off) until it is.
 PHANTOM_A = 0
 
 

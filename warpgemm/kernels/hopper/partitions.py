@@ -400,6 +400,22 @@ def load_b(p: GemmOperands, work, at, index, bar, pred=True):
 
 
 @gluon.jit
+def produce_unit(p: GemmOperands, work, kk0, flip, pos, A_LOADS: gl.constexpr):
+    """The producer's K steps kk0.. of one unit from ring position `pos` (returns the position after them); without
+    A_LOADS only B's loads, counted as such (a cluster pair's phantom tile, A_PHANTOM == 3)."""
+    for kk in range(kk0, work.k_count):
+        p.ring.wait_empty(pos)
+        if A_LOADS:
+            load_step(p, work, kk + flip * (work.k_count - 1 - 2 * kk), pos.index, p.ring.ready_barrier(pos))
+        else:
+            bar = p.ring.ready_barrier(pos)
+            mbarrier.expect(bar, p.step_bytes() - p.A_PIECES * p.a_desc.block_type.nbytes)
+            load_b(p, work, step_coords(p, work, kk + flip * (work.k_count - 1 - 2 * kk)), pos.index, bar)
+        pos = pos.next()
+    return pos
+
+
+@gluon.jit
 def tma_producer(p: GemmOperands, SchedulerImpl: gl.constexpr):
     cluster_sync(p.CLUSTER_M)
     if not p.EARLY_WEIGHT:
@@ -434,10 +450,16 @@ def tma_producer(p: GemmOperands, SchedulerImpl: gl.constexpr):
             kk0 = gl.where(i == 0, early, 0)  # the first unit's early steps are in the ring already
         else:
             kk0 = 0
-        for kk in range(kk0, work.k_count):
-            p.ring.wait_empty(pos)
-            load_step(p, work, kk + flip * (work.k_count - 1 - 2 * kk), pos.index, p.ring.ready_barrier(pos))
-            pos = pos.next()
+        if p.A_PHANTOM == 3:
+            # A cluster pair's tile wholly past A's end (gemm.phantom_a_mode) loads no A: its accumulator rows are all
+            # past the end, never stored, so whatever its A slot holds is harmless; it only takes its share of B.
+            # Branched once per unit, so the live units' steps issue what they issue without it.
+            if work.off_m < p.a_desc.shape[1]:
+                pos = produce_unit(p, work, kk0, flip, pos, True)
+            else:
+                pos = produce_unit(p, work, kk0, flip, pos, False)
+        else:
+            pos = produce_unit(p, work, kk0, flip, pos, True)
     if p.CLUSTER_M > 1:
         # The peer's consumers release this CTA's slots remotely until their last K step: wait for every slot's
         # last release, so that this CTA (its barriers, its shared memory) outlives all of them.
