@@ -307,10 +307,8 @@ def describe_plan(c3, a3, choice: PathChoice, plan) -> str:
         parts.append("B's loads evict-first in L2 (few rows stream it once)")
     if any(k.constexprs.get("A_PIECES", 1) > 1 for k in _kernels(plan.launch)):
         parts.append("A in row pieces (its last tile-row runs past A's end: gemm.edge_pieces)")
-    phantom = max(k.constexprs.get("A_PHANTOM", 0) for k in _kernels(plan.launch))
-    if phantom:
-        parts.append("a cluster pair's last lower tile lies past A's end: "
-                     + ("its A boxes read A's last rows" if phantom == 1 else "it loads no A") + " (gemm.phantom_a_mode)")
+    if any(k.constexprs.get("A_PHANTOM") for k in _kernels(plan.launch)):
+        parts.append("a cluster pair's last lower tile lies past A's end and loads no A (gemm.phantom_a)")
     if any(k.constexprs.get("EARLY_WEIGHT") for k in _kernels(plan.launch)):
         parts.append("B is a static weight: its first ring-full loads before the wait on the kernel before")
     return "; ".join(parts)

@@ -123,12 +123,13 @@ EDGE_PIECES = 4
 EDGE_PIECES_ONE_PARTITION = False
 # A cluster pair over an odd number of tile-rows runs a last lower tile wholly past the end (scheduler.
 # PairedTileScheduler), whose A box is all zero fill, and its peer waits on it for their shared B: CLUSTER_MEDIUM
-# forced at 384 rows (three tile-rows) took 124 us against 93 at 512 rows, while 259 rows (three tile-rows, the third
-# partial, so in pieces: the phantom's pieces read A's last rows) took 96 (results/2026-11-27-s40/c12_phantom/). So
-# such a pair's phantom tile either clamps its A boxes to A's last in-bounds rows (1: pieces clamp each piece
-# anyway) or loads no A at all (2: a predicate per K step; 3: a branch per unit), the A_PHANTOM constexpr
-# (phantom_a_mode). Being timed: 0 (off) until it is.
-PHANTOM_A = 0
+# forced at 384 rows (three tile-rows) took 124 us against 93 at 512 rows (results/2026-11-27-s40/c12_phantom/). Such a
+# tile loads no A (phantom_a, the A_PHANTOM constexpr: partitions.tma_producer): 384 rows then 88 us, as cuBLAS.
+# Held out on 22 shapes whose plan is a pair over an odd tile-row count (off-sector rows, where pairs are planned),
+# in alternating processes: 0.823 -> 0.864x cuBLAS, 370x2968x15864 +22%, 347x14680x6280 +18%, 557x6560x13032 +15%,
+# the worst 4431x1072x14888 -3% (results/2026-11-27-s41/). Its A boxes clamped to A's last rows instead gained half
+# as much (0.831); no A by a predicate on each K step's loads (not a branch per unit) cost the 128x160 pair 18%.
+PHANTOM_A = True
 
 
 def edge_pieces_fit(cfg: GemmConfig, a_kmajor: bool, grouped: bool = False, ragged_k: bool = False,
@@ -154,15 +155,12 @@ def edge_pieces(cfg: GemmConfig, rows: int, a_kmajor: bool, grouped: bool = Fals
     return EDGE_PIECES
 
 
-def phantom_a_mode(cfg: GemmConfig, rows: int, a_kmajor: bool, grouped: bool = False, ragged_k: bool = False) -> int:
-    """How a dense cluster pair over an odd number of tile-rows of A (of `rows`), whose last lower tile is wholly past
-    the end, treats that tile's A loads: PHANTOM_A (1 clamp to A's last rows, 2 none), else 0 (nothing changes).
-    K-major A only: an A read along M (a transposed view) spilled a 128x160 pair's producer registers with mode 2.
-    (A grouped GEMM's rows past a group's end are the next group's, in bounds; clusters run dense products only.)"""
-    if (cfg.cluster_m == 2 and a_kmajor and not (grouped or ragged_k or cfg.swap_ab)
-            and -(-rows // cfg.block_m) % 2 == 1):
-        return PHANTOM_A
-    return 0
+def phantom_a(cfg: GemmConfig, rows: int, grouped: bool = False, ragged_k: bool = False) -> bool:
+    """Whether a cluster pair's tile wholly past A's last row (of `rows`) skips its A loads: a dense pair over an odd
+    number of tile-rows, whose last lower tile is such a tile (with PHANTOM_A). (A grouped GEMM's rows past a group's
+    end are the next group's, in bounds; clusters run dense products only.)"""
+    return (PHANTOM_A and cfg.cluster_m == 2 and not (grouped or ragged_k or cfg.swap_ab)
+            and -(-rows // cfg.block_m) % 2 == 1)
 
 
 def early_weight_fits(cfg: GemmConfig, grouped: bool = False, ragged_k: bool = False) -> bool:
@@ -177,7 +175,7 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
                       has_bias: bool, grouped: bool = False, when: int = RUN_ALWAYS,
                       offs_table: bool = False, ragged_k: bool = False, scale: int = 0,
                       weight_hint: bool = False, early_weight: bool = False, a_pieces: int = 1,
-                      a_phantom: int = 0) -> dict:
+                      a_phantom: bool = False) -> dict:
     """The constexpr arguments of `gemm_kernel` for one variant (shared with the offline compile checks).
 
     grouped: the MoE form, A's rows in groups by a device table, B batched by group, row-bounded stores.
@@ -188,14 +186,14 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
     dense products only. weight_hint: the weight's loads evict-first in L2 (weight_evict_first decides).
     early_weight: the producer loads a ring-full of the weight before it waits on the prior grid (GemmLaunch
     decides: a static weight, PDL and early_weight_fits). a_pieces: A's tile in that many boxes of rows
-    (edge_pieces decides). a_phantom: a tile wholly past A's end clamps its A boxes (1) or loads none (2) (phantom_a_mode decides)."""
+    (edge_pieces decides). a_phantom: a tile wholly past A's end loads no A (phantom_a decides)."""
     if a_pieces > 1 and not edge_pieces_fit(cfg, a_kmajor, grouped, ragged_k, a_pieces):
         raise ValueError(f"A tiles in pieces are for dense plain products of a K-major A, tiles of at least 64 rows "
                          f"in pieces of 8k rows; got {cfg.name} in {a_pieces}, a_kmajor={a_kmajor}, "
                          f"grouped={grouped}, ragged_k={ragged_k}")
-    if a_phantom and (grouped or ragged_k or cfg.swap_ab or not a_kmajor):
-        raise ValueError(f"a_phantom is for dense plain products (cluster pairs) of a K-major A; got {cfg.name}, "
-                         f"a_kmajor={a_kmajor}, grouped={grouped}, ragged_k={ragged_k}")
+    if a_phantom and (grouped or ragged_k or cfg.swap_ab or cfg.cluster_m != 2):
+        raise ValueError(f"a_phantom is for dense cluster pairs; got {cfg.name}, grouped={grouped}, "
+                         f"ragged_k={ragged_k}")
     if early_weight and not early_weight_fits(cfg, grouped, ragged_k):
         raise ValueError(f"early_weight is for dense swap-AB products in a warp-specialized kernel without clusters; "
                          f"got {cfg.name}, grouped={grouped}, ragged_k={ragged_k}")
@@ -307,7 +305,7 @@ class GemmLaunch:
         if self.swap:
             M, N = N, M
         a_pieces = edge_pieces(cfg, M, a_kmajor, groups > 0, ragged_k)
-        a_phantom = phantom_a_mode(cfg, M, a_kmajor, groups > 0, ragged_k)
+        a_phantom = phantom_a(cfg, M, groups > 0, ragged_k)
         self.blocks = operand_blocks(cfg, a_kmajor, b_kmajor, a_pieces)
         if groups:
             # Each group adds at most one partial row tile (under swap-AB the rows of A are the product's columns).

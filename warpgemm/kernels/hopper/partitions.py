@@ -295,17 +295,9 @@ def load_step(p: GemmOperands, work, kk, index, bar, pred=True):
     """Issue the TMA loads of K step kk of `work` into ring slot `index`, counted by `bar` (the slot's ready
     barrier), if `pred`: the producer partition's work per step, and the one-partition kernel's (one_partition.py)."""
     # The ready barrier counts every piece of B (with CLUSTER_M = 2: its own pieces and its peer's multicasts).
+    mbarrier.expect(bar, p.step_bytes(), pred=pred)
     at = step_coords(p, work, kk)
-    if p.A_PHANTOM == 2:
-        # A cluster pair's tile wholly past A's end (gemm.phantom_a_mode) loads no A: its accumulator rows are all
-        # past the end, never stored, so whatever its A slot holds is harmless; it only takes its share of B.
-        live = work.off_m < p.a_desc.shape[1]  # (K-major A only)
-        mbarrier.expect(bar, p.step_bytes(), pred=pred & live)
-        mbarrier.expect(bar, p.step_bytes() - p.A_PIECES * p.a_desc.block_type.nbytes, pred=pred & (live == 0))
-        load_a(p, work, at, index, bar, pred & live)
-    else:
-        mbarrier.expect(bar, p.step_bytes(), pred=pred)
-        load_a(p, work, at, index, bar, pred)
+    load_a(p, work, at, index, bar, pred)
     load_b(p, work, at, index, bar, pred)
 
 
@@ -337,14 +329,14 @@ def load_a(p: GemmOperands, work, at, index, bar, pred=True):
     # evict-first policy, so a weight streamed once replaces its own lines instead of the rest of the L2's.
     if p.WEIGHT_HINT and p.SWAP_AB:
         evict_first_begin()
-    if p.A_PIECES > 1 or (p.A_PHANTOM == 1 and p.A_KMAJOR):
+    if p.A_PIECES > 1:
         # A_PIECES boxes of rows (gemm.edge_pieces, K-major A only). TMA fills a box's rows past A's last one with
         # zeros, but slowly: a tile whose box is mostly past the end ran 1.5x as long as the same tile over rows of
         # zeros in memory (389 rows on 128-row tiles; notes/perf.md, session 40), and its tile-row holds up the
-        # wave. So a piece (or with A_PHANTOM, gemm.phantom_a_mode, the one box of a tile) that would start past the last
-        # row loads the last in-bounds rows instead (from L2: they were just read). Its rows of the slot then hold
-        # real values of other rows, which make only accumulator rows past the end: no row of A mixes into
-        # another's output, and the epilogue never stores those rows. The byte count is the whole tile's either way.
+        # wave. So a piece that would start past the last row loads the last in-bounds rows instead (from L2: they
+        # were just read). Its rows of the slot then hold real values of other rows, which make only accumulator
+        # rows past the end: no row of A mixes into another's output, and the epilogue never stores those rows.
+        # The byte count is the whole tile's either way.
         PR: gl.constexpr = p.a_desc.block_type.shape[1]
         rows = p.a_desc.shape[1]
         last = gl.maximum(rows - PR, 0)
@@ -402,7 +394,7 @@ def load_b(p: GemmOperands, work, at, index, bar, pred=True):
 @gluon.jit
 def produce_unit(p: GemmOperands, work, kk0, flip, pos, A_LOADS: gl.constexpr):
     """The producer's K steps kk0.. of one unit from ring position `pos` (returns the position after them); without
-    A_LOADS only B's loads, counted as such (a cluster pair's phantom tile, A_PHANTOM == 3)."""
+    A_LOADS only B's loads, counted as such (a cluster pair's phantom tile, A_PHANTOM)."""
     for kk in range(kk0, work.k_count):
         p.ring.wait_empty(pos)
         if A_LOADS:
@@ -450,11 +442,11 @@ def tma_producer(p: GemmOperands, SchedulerImpl: gl.constexpr):
             kk0 = gl.where(i == 0, early, 0)  # the first unit's early steps are in the ring already
         else:
             kk0 = 0
-        if p.A_PHANTOM == 3:
-            # A cluster pair's tile wholly past A's end (gemm.phantom_a_mode) loads no A: its accumulator rows are all
-            # past the end, never stored, so whatever its A slot holds is harmless; it only takes its share of B.
-            # Branched once per unit, so the live units' steps issue what they issue without it.
-            if work.off_m < p.a_desc.shape[1]:
+        if p.A_PHANTOM:
+            # A cluster pair's tile wholly past A's end (gemm.phantom_a) loads no A: its accumulator rows are all past
+            # the end, never stored, so whatever its A slot holds is harmless; it only takes its share of B. Branched
+            # once per unit: a predicate on each K step's loads instead cost a 128x160 pair 18% on every tile.
+            if work.off_m < (p.a_desc.shape[1] if p.A_KMAJOR else p.a_desc.shape[2]):
                 pos = produce_unit(p, work, kk0, flip, pos, True)
             else:
                 pos = produce_unit(p, work, kk0, flip, pos, False)
