@@ -623,3 +623,52 @@ def test_phantom_a_variant_compiles_clean(cfg, fp8, a_k, tmp_path):
     r, r0 = inspect_compiled(phantom, "phantom", str(tmp_path)), inspect_compiled(plain, "plain", str(tmp_path))
     assert r.stack_bytes == 0 and r.local_bytes == 0, f"register spills: {r}"
     assert r.shared_bytes == r0.shared_bytes <= SMEM_LIMIT
+
+
+def test_b_edge_clamp_only_where_whole_pieces_lie_past_the_end():
+    """gemm.b_edge_clamp: B in pieces (pairs, two-part tiles) with at least one whole piece past N in the last
+    tile-column (with B_EDGE_CLAMP); never for one-box B, swap-AB, grouped or ragged-K products."""
+    from unittest import mock
+
+    from warpgemm.heuristics import CLUSTER_LARGE, LARGE, MEDIUM
+    from warpgemm.kernels.hopper import gemm
+    from warpgemm.kernels.hopper.gemm import b_edge_clamp, kernel_constexprs
+    from warpgemm.off_sector import CLUSTER_WIDE_160
+
+    wide160 = GemmConfig(128, 160, 64, 5, 8, store_chunks=5)  # K-major B: five boxes of 32 columns
+    with mock.patch.object(gemm, "B_EDGE_CLAMP", True):
+        assert [b_edge_clamp(wide160, n, True) for n in (1536, 1504, 1600, 1570, 1567)] == [True, True, False, False, True]
+        assert b_edge_clamp(CLUSTER_LARGE, 10000, True) and not b_edge_clamp(CLUSTER_LARGE, 5000, True)
+        assert b_edge_clamp(CLUSTER_WIDE_160, 1000, True)
+        assert not b_edge_clamp(LARGE, 10000, True) and not b_edge_clamp(MEDIUM, 1100, True)
+        assert not b_edge_clamp(CLUSTER_LARGE, 10000, True, grouped=True)
+        assert not b_edge_clamp(CLUSTER_LARGE, 10000, True, ragged_k=True)
+    assert not b_edge_clamp(CLUSTER_LARGE, 10000, True) or gemm.B_EDGE_CLAMP
+    with pytest.raises(ValueError, match="b_clamp"):
+        kernel_constexprs(MEDIUM, True, True, False, False, False, b_clamp=True)
+
+
+def _b_clamp_variants():
+    from warpgemm.heuristics import FP8_CONFIGS
+
+    out = []
+    for cfg in dict.fromkeys(SHIPPED_CONFIGS + CLUSTER_CANDIDATES + WIDE_CANDIDATES + FP8_CONFIGS):
+        fp8 = cfg in FP8_CONFIGS
+        for b_k in ((True, ) if fp8 else (True, False)):
+            if cfg.b_pieces_for(b_k) > 1 and not cfg.swap_ab:
+                out.append((cfg, fp8, b_k))
+    return out
+
+
+@pytest.mark.parametrize("cfg,fp8,b_k", _b_clamp_variants(), ids=lambda x: getattr(x, "name", str(x)))
+def test_b_edge_clamp_variant_compiles_clean(cfg, fp8, b_k, tmp_path):
+    """B's pieces clamped at its end (B_CLAMP): the plain variant's loads of each operand, different code, the same
+    shared memory, no spills (fp8: with per-row scales)."""
+    kw = dict(in_dtype=torch.float8_e4m3fn, scale=2) if fp8 else dict(b_kmajor=b_k, has_bias=True)
+    plain = compile_gemm(cfg, a_batched=False, **kw)
+    clamped = compile_gemm(cfg, a_batched=False, b_clamp=True, **kw)
+    assert _load_counts_by_operand(plain.asm["ptx"]) == _load_counts_by_operand(clamped.asm["ptx"])
+    assert plain.asm["ptx"] != clamped.asm["ptx"]
+    r, r0 = inspect_compiled(clamped, "clamped", str(tmp_path)), inspect_compiled(plain, "plain", str(tmp_path))
+    assert r.stack_bytes == 0 and r.local_bytes == 0, f"register spills: {r}"
+    assert r.shared_bytes == r0.shared_bytes <= SMEM_LIMIT
