@@ -9,7 +9,7 @@ import warpgemm
 from warpgemm.config import GemmConfig
 from warpgemm.few_tiles_split import SPLIT_TILE
 from warpgemm.heuristics import (FP8_CLUSTER_LARGE_FEW_ROWS, FP8_CLUSTER_SMALL, FP8_MEDIUM, FP8_NARROW, FP8_SMALL, MEDIUM,
-                                 NARROW, SMALL, WIDE, WIDE_160)
+                                 NARROW, SMALL)
 from warpgemm.kernels.hopper import gemm
 from warpgemm.kernels.hopper.gemm import EDGE_PIECES
 from warpgemm.off_sector import (CLUSTER_LARGE, CLUSTER_LARGE_FEW_ROWS, CLUSTER_MEDIUM, CLUSTER_SMALL, CLUSTER_WIDE,
@@ -97,29 +97,6 @@ def test_cluster_pairs_phantom_tile(cfg, M):
     assert_ok(check_matmul(x, w.T, bias=rand(900, g=g), config=cfg), f"{cfg.name} M={M} bias")
     # An even count has no such tile.
     assert _phantoms(rand(2 * cfg.block_m, 1000, g=g), w.T, cfg) == [False]
-
-
-@pytest.mark.parametrize("cfg,N", [(WIDE_160, 1000), (WIDE_160, 1536), (WIDE, 1000), (CLUSTER_LARGE, 1100),
-                                   (CLUSTER_WIDE, 1000), (CLUSTER_WIDE_160, 1000)],
-                         ids=lambda x: getattr(x, "name", str(x)))
-def test_b_pieces_past_the_end_clamp(cfg, N, monkeypatch):
-    """The last tile-column with whole B pieces past the weight's last row: with gemm.B_EDGE_CLAMP they read the
-    weight's last rows; the output is right and nothing past its last column is written (both weight layouts)."""
-    monkeypatch.setattr(gemm, "B_EDGE_CLAMP", True)
-    g = torch.Generator(device=DEV).manual_seed(48)
-    M, K = 300, 700
-    a, w = rand(M, K, g=g), rand(N, K, g=g)
-    for b in (w.T, w.T.contiguous()):
-        a3, b3 = a.unsqueeze(0), b.unsqueeze(0)
-        c3 = torch.empty(1, M, N, dtype=BF, device=DEV)
-        kernels = gemm_impl._kernels(gemm_impl.plan_hopper(a3, b3, c3, None, cfg).launch)
-        if cfg.b_pieces_for(b.stride(0) == 1) > 1:
-            assert [k.constexprs["B_CLAMP"] for k in kernels] == [True], cfg.name
-        buf = torch.full((M, N + 72), float("nan"), dtype=BF, device=DEV)
-        warpgemm.matmul(a, b, out=buf[:, :N], config=cfg)
-        assert torch.isnan(buf[:, N:]).all(), f"{cfg.name} N={N}: columns past the output written"
-        assert rel_error(buf[:, :N], matmul_reference(a, b)) < 1e-2
-    assert_ok(check_matmul(a, w.T, bias=rand(N, g=g), config=cfg), f"{cfg.name} N={N} bias")
 
 
 def test_a_column_split_tail_takes_pieces():

@@ -309,8 +309,6 @@ def describe_plan(c3, a3, choice: PathChoice, plan) -> str:
         parts.append("A in row pieces (its last tile-row runs past A's end: gemm.edge_pieces)")
     if any(k.constexprs.get("A_PHANTOM") for k in _kernels(plan.launch)):
         parts.append("a cluster pair's last lower tile lies past A's end and loads no A (gemm.phantom_a)")
-    if any(k.constexprs.get("B_CLAMP") for k in _kernels(plan.launch)):
-        parts.append("B's pieces past its last column read its last columns (gemm.b_edge_clamp)")
     if any(k.constexprs.get("EARLY_WEIGHT") for k in _kernels(plan.launch)):
         parts.append("B is a static weight: its first ring-full loads before the wait on the kernel before")
     return "; ".join(parts)

@@ -163,23 +163,6 @@ def phantom_a(cfg: GemmConfig, rows: int, grouped: bool = False, ragged_k: bool 
             and -(-rows // cfg.block_m) % 2 == 1)
 
 
-# A weight whose rows stop short of the last tile-column leaves that column's B box partly zero fill, which costs as A's
-# does but less, one tile-column of many paying it: forced 128x128 tiles at K = 14336, 5-7% against the weight padded
-# with zero rows; 128x256 tiles 3-5% (results/2026-11-27-s41/c7/). Where B already comes in pieces (cluster pairs'
-# halves, two-part tiles' rest-wide boxes) and whole pieces lie past the end, those pieces read B's last in-bounds
-# columns instead (b_edge_clamp, the B_CLAMP constexpr). Being timed: off until it is.
-B_EDGE_CLAMP = False
-
-
-def b_edge_clamp(cfg: GemmConfig, cols: int, b_kmajor: bool, grouped: bool = False, ragged_k: bool = False) -> bool:
-    """Whether B's pieces that start past its last column (of `cols`, the product's N) read its last in-bounds
-    columns: dense plain (not swap-AB) products whose B tile comes in pieces, at least one of which lies wholly past
-    the end in the last tile-column (with B_EDGE_CLAMP)."""
-    pieces = cfg.b_pieces_for(b_kmajor)
-    return (B_EDGE_CLAMP and pieces > 1 and not (grouped or ragged_k or cfg.swap_ab)
-            and -cols % cfg.block_n >= cfg.block_n // pieces)
-
-
 def early_weight_fits(cfg: GemmConfig, grouped: bool = False, ragged_k: bool = False) -> bool:
     """Whether a variant can load its weight before the wait on the prior grid (partitions.tma_producer): dense
     swap-AB products (A is the weight; a grouped GEMM reads its tile table first), warp-specialized (a producer to
@@ -192,7 +175,7 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
                       has_bias: bool, grouped: bool = False, when: int = RUN_ALWAYS,
                       offs_table: bool = False, ragged_k: bool = False, scale: int = 0,
                       weight_hint: bool = False, early_weight: bool = False, a_pieces: int = 1,
-                      a_phantom: bool = False, b_clamp: bool = False) -> dict:
+                      a_phantom: bool = False) -> dict:
     """The constexpr arguments of `gemm_kernel` for one variant (shared with the offline compile checks).
 
     grouped: the MoE form, A's rows in groups by a device table, B batched by group, row-bounded stores.
@@ -203,8 +186,7 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
     dense products only. weight_hint: the weight's loads evict-first in L2 (weight_evict_first decides).
     early_weight: the producer loads a ring-full of the weight before it waits on the prior grid (GemmLaunch
     decides: a static weight, PDL and early_weight_fits). a_pieces: A's tile in that many boxes of rows
-    (edge_pieces decides). a_phantom: a tile wholly past A's end loads no A (phantom_a decides). b_clamp: B's
-    pieces past its end read its last columns (b_edge_clamp decides)."""
+    (edge_pieces decides). a_phantom: a tile wholly past A's end loads no A (phantom_a decides)."""
     if a_pieces > 1 and not edge_pieces_fit(cfg, a_kmajor, grouped, ragged_k, a_pieces):
         raise ValueError(f"A tiles in pieces are for dense plain products of a K-major A, tiles of at least 64 rows "
                          f"in pieces of 8k rows; got {cfg.name} in {a_pieces}, a_kmajor={a_kmajor}, "
@@ -212,9 +194,6 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
     if a_phantom and (grouped or ragged_k or cfg.swap_ab or cfg.cluster_m != 2):
         raise ValueError(f"a_phantom is for dense cluster pairs; got {cfg.name}, grouped={grouped}, "
                          f"ragged_k={ragged_k}")
-    if b_clamp and (grouped or ragged_k or cfg.swap_ab or cfg.b_pieces_for(b_kmajor) == 1):
-        raise ValueError(f"b_clamp is for dense plain products whose B comes in pieces; got {cfg.name}, "
-                         f"b_kmajor={b_kmajor}, grouped={grouped}, ragged_k={ragged_k}")
     if early_weight and not early_weight_fits(cfg, grouped, ragged_k):
         raise ValueError(f"early_weight is for dense swap-AB products in a warp-specialized kernel without clusters; "
                          f"got {cfg.name}, grouped={grouped}, ragged_k={ragged_k}")
@@ -260,7 +239,7 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
                 SCALE=scale, GROUP_M=cfg.group_m, STAGES=cfg.stages, SPLIT_K=cfg.split_k, CONSUMERS=cfg.consumers,
                 SWAP_AB=cfg.swap_ab, RAGGED_K=ragged_k, L2_STORE_HINT=store_hint(ragged_k),
                 PRODUCER_REGS=cfg.producer_regs, CONSUMER_REGS=worker_consumer_regs(cfg), CLUSTER_M=cfg.cluster_m,
-                B_PIECES=cfg.b_pieces_for(b_kmajor), A_PIECES=a_pieces, A_PHANTOM=a_phantom, B_CLAMP=b_clamp,
+                B_PIECES=cfg.b_pieces_for(b_kmajor), A_PIECES=a_pieces, A_PHANTOM=a_phantom,
                 WARP_SPECIALIZE=cfg.warp_specialize,
                 K_SERPENTINE=k_serpentine(cfg, grouped, ragged_k),
                 WEIGHT_HINT=LOAD_PASS_VERSION if weight_hint else 0, EARLY_WEIGHT=early_weight,
@@ -327,7 +306,6 @@ class GemmLaunch:
             M, N = N, M
         a_pieces = edge_pieces(cfg, M, a_kmajor, groups > 0, ragged_k)
         a_phantom = phantom_a(cfg, M, groups > 0, ragged_k)
-        b_clamp = b_edge_clamp(cfg, N, b_kmajor, groups > 0, ragged_k)
         self.blocks = operand_blocks(cfg, a_kmajor, b_kmajor, a_pieces)
         if groups:
             # Each group adds at most one partial row tile (under swap-AB the rows of A are the product's columns).
@@ -364,8 +342,7 @@ class GemmLaunch:
                                        weight_hint=weight_evict_first(cfg, weight_batches, c.shape[1],
                                                                       a.shape[2] if a_kmajor else a.shape[1],
                                                                       groups > 0, ragged_k),
-                                       early_weight=early, a_pieces=a_pieces, a_phantom=a_phantom,
-                                       b_clamp=b_clamp)
+                                       early_weight=early, a_pieces=a_pieces, a_phantom=a_phantom)
         self.kernel = CachedKernel(gemm_kernel, constexprs, num_warps, maxnreg, pdl=pdl,
                                    compile_context=functools.partial(compile_context, cfg, constexprs))
 

@@ -62,7 +62,6 @@ class GemmOperands:
     B_PIECES: gl.constexpr
     A_PIECES: gl.constexpr
     A_PHANTOM: gl.constexpr
-    B_CLAMP: gl.constexpr
     K_SERPENTINE: gl.constexpr
     WEIGHT_HINT: gl.constexpr
     EARLY_WEIGHT: gl.constexpr
@@ -71,8 +70,7 @@ class GemmOperands:
     def __init__(self, a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,
                  scale_a_ptr, scale_b_ptr, a_bufs, b_bufs, b_rest, ring, turns,
                  A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, SCALE, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB,
-                 RAGGED_K, CLUSTER_M, B_PIECES, A_PIECES, A_PHANTOM, B_CLAMP, K_SERPENTINE, WEIGHT_HINT,
-                 EARLY_WEIGHT):
+                 RAGGED_K, CLUSTER_M, B_PIECES, A_PIECES, A_PHANTOM, K_SERPENTINE, WEIGHT_HINT, EARLY_WEIGHT):
         self.a_desc = a_desc
         self.b_desc = b_desc
         self.c_desc = c_desc
@@ -103,7 +101,6 @@ class GemmOperands:
         self.B_PIECES = gl.constexpr(B_PIECES)
         self.A_PIECES = gl.constexpr(A_PIECES)
         self.A_PHANTOM = gl.constexpr(A_PHANTOM)
-        self.B_CLAMP = gl.constexpr(B_CLAMP)
         self.K_SERPENTINE = gl.constexpr(K_SERPENTINE)
         self.WEIGHT_HINT = gl.constexpr(WEIGHT_HINT)
         self.EARLY_WEIGHT = gl.constexpr(EARLY_WEIGHT)
@@ -373,24 +370,17 @@ def load_b(p: GemmOperands, work, at, index, bar, pred=True):
         WIDTH: gl.constexpr = p.b_desc.block_type.shape[DIM]
         if p.CLUSTER_M == 2:
             rank = cluster_rank()
-        if p.B_CLAMP:
-            # The last tile-column has whole pieces past B's last column (gemm.b_edge_clamp): as A's pieces past
-            # its end (load_a), they read B's last in-bounds columns instead of a zero fill; the accumulator
-            # columns they make lie past the end and are never stored.
-            cols = p.b_desc.shape[1] if p.B_KMAJOR else p.b_desc.shape[2]
-            last = gl.maximum(cols - WIDTH, 0)
         for r in gl.static_range(p.B_PIECES):
             mine = pred
             if p.CLUSTER_M == 2:
                 mine = (rank == r % 2) & pred
                 multicast_begin()
-            n = off_n + r * WIDTH
-            if p.B_CLAMP:
-                n = gl.where(n < cols, n, last)
             if p.B_KMAJOR:
-                tma.async_copy_global_to_shared(p.b_desc, [b_outer, n, k], bar, p.b_piece_slot(index, r), pred=mine)
+                tma.async_copy_global_to_shared(p.b_desc, [b_outer, off_n + r * WIDTH, k], bar,
+                                                p.b_piece_slot(index, r), pred=mine)
             else:
-                tma.async_copy_global_to_shared(p.b_desc, [b_outer, k, n], bar, p.b_piece_slot(index, r), pred=mine)
+                tma.async_copy_global_to_shared(p.b_desc, [b_outer, k, off_n + r * WIDTH], bar,
+                                                p.b_piece_slot(index, r), pred=mine)
             if p.CLUSTER_M == 2:
                 multicast_end()
     elif p.B_KMAJOR:
