@@ -99,6 +99,23 @@ def test_cluster_pairs_phantom_tile(cfg, M):
     assert _phantoms(rand(2 * cfg.block_m, 1000, g=g), w.T, cfg) == [False]
 
 
+@pytest.mark.parametrize("cfg", [CLUSTER_LARGE, CLUSTER_MEDIUM, CLUSTER_WIDE_160], ids=lambda c: c.name)
+def test_cluster_pairs_phantom_tile_copied_operands(cfg):
+    """Rows whose strides TMA cannot read (K = 700: 1400-byte rows) are copied into padded buffers first; the pair's
+    phantom tile then skips its A loads on the copy (M = 300: three tile-rows). N = 1100 leaves the last tile-column
+    partly past the weight's end."""
+    g = torch.Generator(device=DEV).manual_seed(49)
+    M, N, K = 300, 1100, 700
+    a, w = rand(M, K, g=g), rand(N, K, g=g)
+    assert _phantoms(a, w.T, cfg) == [True]
+    for b in (w.T, w.T.contiguous()):
+        buf = torch.full((M + 40, N), float("nan"), dtype=BF, device=DEV)
+        warpgemm.matmul(a, b, out=buf[:M], config=cfg)
+        torch.cuda.synchronize()
+        assert torch.isnan(buf[M:]).all(), f"{cfg.name}: rows past the output written"
+        assert rel_error(buf[:M], matmul_reference(a, b)) < 1e-2
+
+
 def test_a_column_split_tail_takes_pieces():
     """The heuristics' column split (128x256 tiles, then 128x128 ones over the last columns): the tail takes pieces."""
     g = torch.Generator(device=DEV).manual_seed(45)
