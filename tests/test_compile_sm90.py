@@ -602,20 +602,31 @@ def test_phantom_a_only_for_pairs_with_a_phantom_tile():
 
 def _phantom_variants():
     from warpgemm.heuristics import FP8_CONFIGS
+    from warpgemm.kernels.hopper.gemm import EDGE_PIECES, edge_pieces
 
     out = []
     for cfg in dict.fromkeys(SHIPPED_CONFIGS + CLUSTER_CANDIDATES + FP8_CONFIGS):
-        if cfg.cluster_m == 2:
-            out += [(cfg, True, True)] if cfg in FP8_CONFIGS else [(cfg, False, True), (cfg, False, False)]
+        if cfg.cluster_m != 2:
+            continue
+        if cfg in FP8_CONFIGS:
+            out.append((cfg, True, True, True, 1))
+            continue
+        # A along M or K-major, B N-major (the 128x192 pair's odd 2 + 1 box split) or K-major, A in pieces where
+        # the rule gives this config pieces (a partial last tile-row with a phantom after it).
+        pieces = EDGE_PIECES if edge_pieces(cfg, 2 * cfg.block_m + 1, True) == EDGE_PIECES else 1
+        out += [(cfg, False, True, True, 1), (cfg, False, False, True, 1), (cfg, False, True, False, 1)]
+        if pieces > 1:
+            out += [(cfg, False, True, True, pieces), (cfg, False, True, False, pieces)]
     return out
 
 
-@pytest.mark.parametrize("cfg,fp8,a_k", _phantom_variants(), ids=lambda x: getattr(x, "name", str(x)))
-def test_phantom_a_variant_compiles_clean(cfg, fp8, a_k, tmp_path):
+@pytest.mark.parametrize("cfg,fp8,a_k,b_k,pieces", _phantom_variants(), ids=lambda x: getattr(x, "name", str(x)))
+def test_phantom_a_variant_compiles_clean(cfg, fp8, a_k, b_k, pieces, tmp_path):
     """A cluster pair whose phantom tile loads no A (A_PHANTOM): the plain variant's A loads, its B loads twice (a
-    B-only copy of the unit's loop), the same shared memory, no spills; an A read K-major or along M (fp8: K-major,
-    per-row scales)."""
-    kw = dict(in_dtype=torch.float8_e4m3fn, scale=2) if fp8 else dict(a_kmajor=a_k, has_bias=True)
+    B-only copy of the unit's loop), the same shared memory, no spills; A K-major or along M, B K-major or N-major,
+    A in pieces (fp8: K-major, per-row scales)."""
+    kw = (dict(in_dtype=torch.float8_e4m3fn, scale=2) if fp8
+          else dict(a_kmajor=a_k, b_kmajor=b_k, has_bias=True, a_pieces=pieces))
     plain = compile_gemm(cfg, a_batched=False, **kw)
     phantom = compile_gemm(cfg, a_batched=False, a_phantom=True, **kw)
     n_plain, n_phantom = _load_counts_by_operand(plain.asm["ptx"]), _load_counts_by_operand(phantom.asm["ptx"])

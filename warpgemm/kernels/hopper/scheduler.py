@@ -276,8 +276,8 @@ class PairedTileScheduler:
     loads half of it and multicasts it to both). The pairs are GroupedTileScheduler's tiles of 2 * BLOCK_M rows,
     walked by the clusters, in bands of max(GROUP_M // 2, 1) pair-rows (GROUP_M tile-rows when GROUP_M is even).
     Both CTAs of a cluster walk the same pairs with the same K steps, as their shared ring needs; with an odd number
-    of tile-rows the last pair's lower tile lies past the output (its A loads read zeros, or A's last rows where A
-    comes in pieces: gemm.edge_pieces; its store is clipped whole)."""
+    of tile-rows the last pair's lower tile lies past the output (it loads no A where gemm.phantom_a gives the
+    launch A_PHANTOM, else zero fill; its store is clipped whole)."""
 
     pairs: GroupedTileScheduler
     rank: gl.tensor
