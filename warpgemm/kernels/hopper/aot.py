@@ -52,12 +52,13 @@ def _example_descriptor(block, dtype):
 def compile_gemm(cfg: GemmConfig, *, in_dtype=torch.bfloat16, out_dtype=torch.bfloat16, a_kmajor=True,
                  b_kmajor=True, a_batched=True, b_batched=False, has_bias=False, grouped=False, when=0,
                  offs_table=False, ragged_k=False, scale=0, weight_hint=False, early_weight=False, a_pieces=1,
-                 a_phantom=False):
+                 a_phantom=False, edge_shift=0):
     a_block, b_block, c_block = operand_blocks(cfg, a_kmajor, b_kmajor, a_pieces)
     descs = [_example_descriptor(a_block, in_dtype), _example_descriptor(b_block, in_dtype),
              _example_descriptor(c_block, out_dtype)]
     constexprs = kernel_constexprs(cfg, a_kmajor, b_kmajor, a_batched, b_batched, has_bias, grouped, when, offs_table,
-                                   ragged_k, scale, weight_hint, early_weight, a_pieces, a_phantom)
+                                   ragged_k, scale, weight_hint, early_weight, a_pieces, a_phantom,
+                                   edge_shift)
     num_warps, maxnreg = launch_warps(cfg)
     signature = {name: mangle_type(d) for name, d in zip(("a_desc", "b_desc", "c_desc"), descs)}
     # A bias has the input dtype or fp32 (fp8 products: the output dtype or fp32).

@@ -163,6 +163,25 @@ def phantom_a(cfg: GemmConfig, rows: int, grouped: bool = False, ragged_k: bool 
             and -(-rows // cfg.block_m) % 2 == 1)
 
 
+# Under test (session 42): the last tile-column (bit 1) / tile-row (bit 2) moved back to end at the product's edge
+# (scheduler.shift_edges) instead of loading boxes past the operands' ends.
+EDGE_SHIFT = 0
+
+
+def edge_shift(cfg: GemmConfig, rows: int, cols: int, grouped: bool = False, ragged_k: bool = False) -> int:
+    """shift_edges' bits for a product of `rows` x `cols` (the kernel's: swapped under swap-AB): a last tile-column
+    (bit 1) or tile-row (bit 2, not for cluster pairs) that runs past the product's edge and follows a full one.
+    Dense whole tiles and split-K parts (not stream-K, grouped or ragged-K products)."""
+    if grouped or ragged_k or cfg.stream_k:
+        return 0
+    bits = 0
+    if EDGE_SHIFT % 2 == 1 and cols > cfg.block_n and cols % cfg.block_n:
+        bits |= 1
+    if EDGE_SHIFT // 2 == 1 and cfg.cluster_m == 1 and rows > cfg.block_m and rows % cfg.block_m:
+        bits |= 2
+    return bits
+
+
 def early_weight_fits(cfg: GemmConfig, grouped: bool = False, ragged_k: bool = False) -> bool:
     """Whether a variant can load its weight before the wait on the prior grid (partitions.tma_producer): dense
     swap-AB products (A is the weight; a grouped GEMM reads its tile table first), warp-specialized (a producer to
@@ -175,7 +194,7 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
                       has_bias: bool, grouped: bool = False, when: int = RUN_ALWAYS,
                       offs_table: bool = False, ragged_k: bool = False, scale: int = 0,
                       weight_hint: bool = False, early_weight: bool = False, a_pieces: int = 1,
-                      a_phantom: bool = False) -> dict:
+                      a_phantom: bool = False, edge_shift: int = 0) -> dict:
     """The constexpr arguments of `gemm_kernel` for one variant (shared with the offline compile checks).
 
     grouped: the MoE form, A's rows in groups by a device table, B batched by group, row-bounded stores.
@@ -186,7 +205,8 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
     dense products only. weight_hint: the weight's loads evict-first in L2 (weight_evict_first decides).
     early_weight: the producer loads a ring-full of the weight before it waits on the prior grid (GemmLaunch
     decides: a static weight, PDL and early_weight_fits). a_pieces: A's tile in that many boxes of rows
-    (edge_pieces decides). a_phantom: a tile wholly past A's end loads no A (phantom_a decides)."""
+    (edge_pieces decides). a_phantom: a tile wholly past A's end loads no A (phantom_a decides). edge_shift:
+    scheduler.shift_edges' bits (edge_shift decides)."""
     if a_pieces > 1 and not edge_pieces_fit(cfg, a_kmajor, grouped, ragged_k, a_pieces):
         raise ValueError(f"A tiles in pieces are for dense plain products of a K-major A, tiles of at least 64 rows "
                          f"in pieces of 8k rows; got {cfg.name} in {a_pieces}, a_kmajor={a_kmajor}, "
@@ -194,6 +214,10 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
     if a_phantom and (grouped or ragged_k or cfg.swap_ab or cfg.cluster_m != 2):
         raise ValueError(f"a_phantom is for dense cluster pairs; got {cfg.name}, grouped={grouped}, "
                          f"ragged_k={ragged_k}")
+    if edge_shift and (grouped or ragged_k or cfg.stream_k or (edge_shift > 1 and cfg.cluster_m > 1)
+                       or not 0 <= edge_shift <= 3):
+        raise ValueError(f"edge_shift is for dense whole tiles or split-K parts (columns only for cluster pairs); "
+                         f"got {edge_shift} on {cfg.name}, grouped={grouped}, ragged_k={ragged_k}")
     if early_weight and not early_weight_fits(cfg, grouped, ragged_k):
         raise ValueError(f"early_weight is for dense swap-AB products in a warp-specialized kernel without clusters; "
                          f"got {cfg.name}, grouped={grouped}, ragged_k={ragged_k}")
@@ -239,9 +263,10 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
                 SCALE=scale, GROUP_M=cfg.group_m, STAGES=cfg.stages, SPLIT_K=cfg.split_k, CONSUMERS=cfg.consumers,
                 SWAP_AB=cfg.swap_ab, RAGGED_K=ragged_k, L2_STORE_HINT=store_hint(ragged_k),
                 PRODUCER_REGS=cfg.producer_regs, CONSUMER_REGS=worker_consumer_regs(cfg), CLUSTER_M=cfg.cluster_m,
-                B_PIECES=cfg.b_pieces_for(b_kmajor), A_PIECES=a_pieces, A_PHANTOM=a_phantom,
+                B_PIECES=cfg.b_pieces_for(b_kmajor), A_PIECES=a_pieces, A_PHANTOM=a_phantom, EDGE_SHIFT=edge_shift,
                 WARP_SPECIALIZE=cfg.warp_specialize,
-                K_SERPENTINE=k_serpentine(cfg, grouped, ragged_k),
+                # Shifted tiles overlap their neighbours, which must add the same K steps in the same order.
+                K_SERPENTINE=k_serpentine(cfg, grouped, ragged_k) and not edge_shift,
                 WEIGHT_HINT=LOAD_PASS_VERSION if weight_hint else 0, EARLY_WEIGHT=early_weight,
                 SchedulerImpl=scheduler, EpilogueImpl=epilogue, PARTS_HASH=parts_source_hash())
 
@@ -306,6 +331,9 @@ class GemmLaunch:
             M, N = N, M
         a_pieces = edge_pieces(cfg, M, a_kmajor, groups > 0, ragged_k)
         a_phantom = phantom_a(cfg, M, groups > 0, ragged_k)
+        shift = edge_shift(cfg, M, N, groups > 0, ragged_k)
+        if shift // 2:
+            a_pieces = 1  # the last tile-row is moved back inside A
         self.blocks = operand_blocks(cfg, a_kmajor, b_kmajor, a_pieces)
         if groups:
             # Each group adds at most one partial row tile (under swap-AB the rows of A are the product's columns).
@@ -342,7 +370,8 @@ class GemmLaunch:
                                        weight_hint=weight_evict_first(cfg, weight_batches, c.shape[1],
                                                                       a.shape[2] if a_kmajor else a.shape[1],
                                                                       groups > 0, ragged_k),
-                                       early_weight=early, a_pieces=a_pieces, a_phantom=a_phantom)
+                                       early_weight=early, a_pieces=a_pieces, a_phantom=a_phantom,
+                                       edge_shift=shift)
         self.kernel = CachedKernel(gemm_kernel, constexprs, num_warps, maxnreg, pdl=pdl,
                                    compile_context=functools.partial(compile_context, cfg, constexprs))
 

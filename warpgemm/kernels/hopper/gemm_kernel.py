@@ -92,7 +92,7 @@ def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, 
                 SPLIT_K: gl.constexpr,
                 CONSUMERS: gl.constexpr, SWAP_AB: gl.constexpr, RAGGED_K: gl.constexpr, L2_STORE_HINT: gl.constexpr,
                 PRODUCER_REGS: gl.constexpr, CONSUMER_REGS: gl.constexpr, CLUSTER_M: gl.constexpr,
-                B_PIECES: gl.constexpr, A_PIECES: gl.constexpr, A_PHANTOM: gl.constexpr,
+                B_PIECES: gl.constexpr, A_PIECES: gl.constexpr, A_PHANTOM: gl.constexpr, EDGE_SHIFT: gl.constexpr,
                 WARP_SPECIALIZE: gl.constexpr,
                 K_SERPENTINE: gl.constexpr, WEIGHT_HINT: gl.constexpr, EARLY_WEIGHT: gl.constexpr,
                 SchedulerImpl: gl.constexpr, EpilogueImpl: gl.constexpr,
@@ -139,7 +139,8 @@ def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, 
     p = GemmOperands(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,
                      scale_a_ptr, scale_b_ptr, a_bufs, b_bufs, b_rest, ring, turns,
                      A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, SCALE, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB,
-                     RAGGED_K, CLUSTER_M, B_PIECES, A_PIECES, A_PHANTOM, K_SERPENTINE, WEIGHT_HINT, EARLY_WEIGHT)
+                     RAGGED_K, CLUSTER_M, B_PIECES, A_PIECES, A_PHANTOM, EDGE_SHIFT, K_SERPENTINE, WEIGHT_HINT,
+                     EARLY_WEIGHT)
     acc_layout: gl.constexpr = accumulator_layout(p.mma_m(), p.block_n_main(), num_warps,
                                                   a_desc.dtype.primitive_bitwidth)
     # A two-part tile's second accumulator (its rest columns); unused by other tiles.

@@ -62,6 +62,7 @@ class GemmOperands:
     B_PIECES: gl.constexpr
     A_PIECES: gl.constexpr
     A_PHANTOM: gl.constexpr
+    EDGE_SHIFT: gl.constexpr
     K_SERPENTINE: gl.constexpr
     WEIGHT_HINT: gl.constexpr
     EARLY_WEIGHT: gl.constexpr
@@ -70,7 +71,8 @@ class GemmOperands:
     def __init__(self, a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,
                  scale_a_ptr, scale_b_ptr, a_bufs, b_bufs, b_rest, ring, turns,
                  A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, SCALE, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB,
-                 RAGGED_K, CLUSTER_M, B_PIECES, A_PIECES, A_PHANTOM, K_SERPENTINE, WEIGHT_HINT, EARLY_WEIGHT):
+                 RAGGED_K, CLUSTER_M, B_PIECES, A_PIECES, A_PHANTOM, EDGE_SHIFT, K_SERPENTINE, WEIGHT_HINT,
+                 EARLY_WEIGHT):
         self.a_desc = a_desc
         self.b_desc = b_desc
         self.c_desc = c_desc
@@ -101,6 +103,7 @@ class GemmOperands:
         self.B_PIECES = gl.constexpr(B_PIECES)
         self.A_PIECES = gl.constexpr(A_PIECES)
         self.A_PHANTOM = gl.constexpr(A_PHANTOM)
+        self.EDGE_SHIFT = gl.constexpr(EDGE_SHIFT)
         self.K_SERPENTINE = gl.constexpr(K_SERPENTINE)
         self.WEIGHT_HINT = gl.constexpr(WEIGHT_HINT)
         self.EARLY_WEIGHT = gl.constexpr(EARLY_WEIGHT)

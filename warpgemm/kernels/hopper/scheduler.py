@@ -78,6 +78,23 @@ def tile_item(tile, tiles_m, tiles_n, GROUP_M: gl.constexpr, BLOCK_M: gl.constex
                     tile * 0)
 
 
+@gluon.jit
+def shift_edges(work, last_m, last_n, EDGE_SHIFT: gl.constexpr):
+    """`work` with its tile moved back to end at the product's last column (EDGE_SHIFT bit 1) or row (bit 2) where
+    it would run past it: the last tile-column / tile-row then overlaps the one before it instead of reading boxes
+    past the operands' ends, which TMA zero-fills slowly (gemm.edge_shift). last_m / last_n: the product's rows /
+    columns less one tile's (negative where the product is narrower than a tile: no shift). The overlapped outputs
+    are written twice with the same values (gemm.edge_shift: same K order in both tiles)."""
+    off_m = work.off_m
+    off_n = work.off_n
+    if EDGE_SHIFT % 2 == 1:
+        off_n = gl.minimum(off_n, gl.maximum(last_n, 0))
+    if EDGE_SHIFT // 2 == 1:
+        off_m = gl.minimum(off_m, gl.maximum(last_m, 0))
+    return WorkItem(work.batch, off_m, off_n, work.tile, work.split, work.k_first, work.k_count, work.m_end,
+                    work.k_end)
+
+
 @aggregate
 class GroupedTileScheduler:
     """Walks (batch, tile_m, tile_n) with tiles grouped GROUP_M rows at a time, each cut into SPLIT_K parts.
@@ -93,44 +110,53 @@ class GroupedTileScheduler:
     tiles_m: gl.tensor
     tiles_n: gl.tensor
     num_k: gl.tensor
+    last_m: gl.tensor
+    last_n: gl.tensor
     BLOCK_M: gl.constexpr
     BLOCK_N: gl.constexpr
     GROUP_M: gl.constexpr
     SPLIT_K: gl.constexpr
+    EDGE_SHIFT: gl.constexpr
 
     @gluon.constexpr_function
-    def __init__(self, first, step, num_units, tiles_m, tiles_n, num_k, BLOCK_M, BLOCK_N, GROUP_M, SPLIT_K):
+    def __init__(self, first, step, num_units, tiles_m, tiles_n, num_k, last_m, last_n, BLOCK_M, BLOCK_N, GROUP_M,
+                 SPLIT_K, EDGE_SHIFT):
         self.first = first
         self.step = step
         self.num_units = num_units
         self.tiles_m = tiles_m
         self.tiles_n = tiles_n
         self.num_k = num_k
+        self.last_m = last_m
+        self.last_n = last_n
         self.BLOCK_M = gl.constexpr(BLOCK_M)
         self.BLOCK_N = gl.constexpr(BLOCK_N)
         self.GROUP_M = gl.constexpr(GROUP_M)
         self.SPLIT_K = gl.constexpr(SPLIT_K)
+        self.EDGE_SHIFT = gl.constexpr(EDGE_SHIFT)
 
     @gluon.jit
     def create(p):
         return GroupedTileScheduler.make(p.c_desc.shape[0], p.gemm_m(), p.gemm_n(),
-                                         p.num_k_steps(), p.block_m(), p.block_n(), p.GROUP_M, p.SPLIT_K)
+                                         p.num_k_steps(), p.block_m(), p.block_n(), p.GROUP_M, p.SPLIT_K, p.EDGE_SHIFT)
 
     @gluon.jit
     def make(batches, M, N, num_k, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, GROUP_M: gl.constexpr,
-             SPLIT_K: gl.constexpr):
+             SPLIT_K: gl.constexpr, EDGE_SHIFT: gl.constexpr = 0):
         return GroupedTileScheduler.walk(gl.program_id(0), gl.num_programs(0), batches, M, N, num_k, BLOCK_M,
-                                         BLOCK_N, GROUP_M, SPLIT_K)
+                                         BLOCK_N, GROUP_M, SPLIT_K, EDGE_SHIFT)
 
     @gluon.jit
     def walk(first, step, batches, M, N, num_k, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr, GROUP_M: gl.constexpr,
-             SPLIT_K: gl.constexpr):
-        """Units first, first + step, ... (a program's share when `step` walkers split the units)."""
+             SPLIT_K: gl.constexpr, EDGE_SHIFT: gl.constexpr = 0):
+        """Units first, first + step, ... (a program's share when `step` walkers split the units); EDGE_SHIFT:
+        shift_edges' bits."""
         tiles_m = gl.cdiv(M, BLOCK_M)
         tiles_n = gl.cdiv(N, BLOCK_N)
         num_units = batches * tiles_m * tiles_n * SPLIT_K
         return GroupedTileScheduler(first, step, num_units, tiles_m, tiles_n, gl.to_tensor(num_k),
-                                    BLOCK_M, BLOCK_N, GROUP_M, SPLIT_K)
+                                    gl.to_tensor(M - BLOCK_M), gl.to_tensor(N - BLOCK_N), BLOCK_M, BLOCK_N, GROUP_M,
+                                    SPLIT_K, EDGE_SHIFT)
 
     @gluon.jit
     def local_count(self):
@@ -150,8 +176,11 @@ class GroupedTileScheduler:
             # Parts differ by at most one K step; with fewer steps than parts some parts are empty.
             k_first = split * self.num_k // self.SPLIT_K
             k_count = (split + 1) * self.num_k // self.SPLIT_K - k_first
-        return tile_item(t, self.tiles_m, self.tiles_n, self.GROUP_M, self.BLOCK_M, self.BLOCK_N, split, k_first,
+        work = tile_item(t, self.tiles_m, self.tiles_n, self.GROUP_M, self.BLOCK_M, self.BLOCK_N, split, k_first,
                          k_count)
+        if self.EDGE_SHIFT != 0:
+            work = shift_edges(work, self.last_m, self.last_n, self.EDGE_SHIFT)
+        return work
 
     # Where split-K parts keep their partial sums (epilogues that reduce parts call these; see StreamKScheduler).
     @gluon.constexpr_function
@@ -297,7 +326,7 @@ class PairedTileScheduler:
         program = gl.program_id(0)
         pairs = GroupedTileScheduler.walk(program // 2, gl.num_programs(0) // 2, p.c_desc.shape[0], p.gemm_m(),
                                           p.gemm_n(), p.num_k_steps(), 2 * p.block_m(), p.block_n(),
-                                          max(p.GROUP_M // 2, 1), 1)
+                                          max(p.GROUP_M // 2, 1), 1, p.EDGE_SHIFT % 2)  # columns only
         return PairedTileScheduler(pairs, program % 2, gl.cdiv(p.gemm_m(), p.block_m()), p.block_m())
 
     @gluon.jit
