@@ -164,15 +164,18 @@ def phantom_a(cfg: GemmConfig, rows: int, grouped: bool = False, ragged_k: bool 
 
 
 # Under test (session 42): the last tile-column (bit 1) / tile-row (bit 2) moved back to end at the product's edge
-# (scheduler.shift_edges) instead of loading boxes past the operands' ends.
-EDGE_SHIFT = 0
+# (scheduler.shift_edges) instead of loading boxes past the operands' ends. EDGE_SHIFT: the bits allowed;
+# EDGE_SHIFT_TWO_PART: on two-part widths too (else tiles of one consumer warpgroup only).
+EDGE_SHIFT = 3
+EDGE_SHIFT_TWO_PART = False
 
 
 def edge_shift(cfg: GemmConfig, rows: int, cols: int, grouped: bool = False, ragged_k: bool = False) -> int:
     """shift_edges' bits for a product of `rows` x `cols` (the kernel's: swapped under swap-AB): a last tile-column
     (bit 1) or tile-row (bit 2, not for cluster pairs) that runs past the product's edge and follows a full one.
     Dense whole tiles and split-K parts (not stream-K, grouped or ragged-K products)."""
-    if grouped or ragged_k or cfg.stream_k:
+    if (grouped or ragged_k or cfg.stream_k or not cfg.warp_specialize
+            or not (cfg.consumer_warps == 4 or (EDGE_SHIFT_TWO_PART and is_two_part(cfg.block_n)))):
         return 0
     bits = 0
     if EDGE_SHIFT % 2 == 1 and cols > cfg.block_n and cols % cfg.block_n:
