@@ -634,3 +634,66 @@ def test_phantom_a_variant_compiles_clean(cfg, fp8, a_k, b_k, pieces, tmp_path):
     r, r0 = inspect_compiled(phantom, "phantom", str(tmp_path)), inspect_compiled(plain, "plain", str(tmp_path))
     assert r.stack_bytes == 0 and r.local_bytes == 0, f"register spills: {r}"
     assert r.shared_bytes == r0.shared_bytes <= SMEM_LIMIT
+
+
+def test_edge_shift_only_where_measured():
+    """gemm.edge_shift: a last tile-column / tile-row past the edge, after a full one, on warp-specialized tiles of one
+    consumer warpgroup (columns only for cluster pairs); not on 128x256 or two-part tiles (unless
+    EDGE_SHIFT_TWO_PART), ping-pong, stream-K, grouped, ragged-K or one-partition launches; the serpentine off where
+    it shifts."""
+    from unittest import mock
+
+    from warpgemm.heuristics import CLUSTER_MEDIUM, LARGE, MEDIUM, NARROW, SMALL, WIDE_160
+    from warpgemm.kernels.hopper import gemm
+    from warpgemm.kernels.hopper.gemm import edge_shift, kernel_constexprs
+
+    assert [edge_shift(MEDIUM, m, n) for m, n in ((389, 1000), (384, 1000), (389, 1024), (512, 1024), (128, 1000),
+                                                  (100, 129), (129, 100))] == [3, 1, 2, 0, 1, 1, 2]
+    assert edge_shift(SMALL, 197, 904) == edge_shift(NARROW, 67, 1000) == 3
+    assert edge_shift(CLUSTER_MEDIUM, 389, 1000) == 1  # a pair's rows: gemm.phantom_a / edge_pieces
+    assert edge_shift(GemmConfig(64, 32, 256, 4, 4, swap_ab=True), 1000, 90) == 3
+    assert edge_shift(LARGE, 389, 1000) == edge_shift(WIDE_160, 389, 1000) == 0
+    assert edge_shift(MEDIUM.replace(stream_k=True), 389, 1000) == 0
+    assert edge_shift(MEDIUM, 389, 1000, grouped=True) == edge_shift(MEDIUM, 389, 1000, ragged_k=True) == 0
+    assert edge_shift(GemmConfig(64, 64, 128, 4, 4, warp_specialize=False), 67, 1000) == 0
+    assert edge_shift(MEDIUM.replace(stages=5, consumers=2), 389, 1000) == 0  # ping-pong: not measured
+    with mock.patch.object(gemm, "EDGE_SHIFT_TWO_PART", True):
+        assert edge_shift(WIDE_160, 389, 1000) == 3 and edge_shift(LARGE, 389, 1000) == 0
+    with mock.patch.object(gemm, "EDGE_SHIFT", 1):
+        assert edge_shift(MEDIUM, 389, 1000) == 1
+    with mock.patch.object(gemm, "EDGE_SHIFT", 0):
+        assert edge_shift(MEDIUM, 389, 1000) == 0
+    assert kernel_constexprs(MEDIUM, True, True, False, False, False)["K_SERPENTINE"]
+    assert not kernel_constexprs(MEDIUM, True, True, False, False, False, edge_shift=1)["K_SERPENTINE"]
+    for bad in (dict(cfg=MEDIUM, grouped=True), dict(cfg=MEDIUM.replace(stream_k=True)),
+                dict(cfg=CLUSTER_MEDIUM, bits=2), dict(cfg=MEDIUM, bits=4)):
+        with pytest.raises(ValueError, match="edge_shift"):
+            kernel_constexprs(bad["cfg"], True, True, False, False, False, grouped=bad.get("grouped", False),
+                              edge_shift=bad.get("bits", 1))
+
+
+def _shift_variants():
+    from warpgemm.heuristics import FP8_CONFIGS
+    from warpgemm.kernels.hopper.gemm import edge_shift
+
+    out = []
+    for cfg in dict.fromkeys(SHIPPED_CONFIGS + FP8_CONFIGS + CANDIDATES + CLUSTER_CANDIDATES + WIDE_CANDIDATES):
+        # Configs the rule shifts somewhere (the heuristics' and the ones users and the tuner can force).
+        bits = edge_shift(cfg, 2 * cfg.block_m + 1, 2 * cfg.block_n + 1)
+        if bits:
+            out.append((cfg, cfg in FP8_CONFIGS, bits))
+    return out
+
+
+@pytest.mark.parametrize("cfg,fp8,bits", _shift_variants(), ids=lambda x: getattr(x, "name", str(x)))
+def test_edge_shift_variant_compiles_clean(cfg, fp8, bits, tmp_path):
+    """A launch with shifted edge tiles (EDGE_SHIFT) issues the plain variant's loads from the same shared memory,
+    without spills (fp8: with its per-row and per-column scales, which the shifted offsets index)."""
+    kw = dict(in_dtype=torch.float8_e4m3fn, scale=2) if fp8 else dict(has_bias=True)
+    plain = compile_gemm(cfg, a_batched=False, **kw)
+    shifted = compile_gemm(cfg, a_batched=False, edge_shift=bits, **kw)
+    n_plain, n_shifted = _load_counts_by_operand(plain.asm["ptx"]), _load_counts_by_operand(shifted.asm["ptx"])
+    assert n_shifted == n_plain and n_plain["A"] > 0 and n_plain["B"] > 0, (n_plain, n_shifted)
+    r, r0 = inspect_compiled(shifted, "shifted", str(tmp_path)), inspect_compiled(plain, "plain", str(tmp_path))
+    assert r.stack_bytes == 0 and r.local_bytes == 0, f"register spills: {r}"
+    assert r.shared_bytes == r0.shared_bytes <= SMEM_LIMIT

@@ -307,6 +307,10 @@ def describe_plan(c3, a3, choice: PathChoice, plan) -> str:
         parts.append("B's loads evict-first in L2 (few rows stream it once)")
     if any(k.constexprs.get("A_PIECES", 1) > 1 for k in _kernels(plan.launch)):
         parts.append("A in row pieces (its last tile-row runs past A's end: gemm.edge_pieces)")
+    shift = max(k.constexprs.get("EDGE_SHIFT", 0) for k in _kernels(plan.launch))
+    if shift:
+        edges = {1: "tile-column", 2: "tile-row", 3: "tile-column and tile-row"}[shift]
+        parts.append(f"the last {edges} moved back to end at the output's edge (gemm.edge_shift)")
     if any(k.constexprs.get("A_PHANTOM") for k in _kernels(plan.launch)):
         parts.append("a cluster pair's last lower tile lies past A's end and loads no A (gemm.phantom_a)")
     if any(k.constexprs.get("EARLY_WEIGHT") for k in _kernels(plan.launch)):

@@ -112,7 +112,8 @@ def weight_evict_first(cfg: GemmConfig, batches: int, rows: int, k: int, grouped
 # pieces, 389x4096x14336 0.66 -> 1.04x cuBLAS, 139x5120x13824 0.61 -> 0.96, 130x8192x8192 0.63 -> 0.98; tiles of
 # two warpgroups, whose longer K steps hide the fill, gained nothing (128x256: 385x14336x4096 and 777x4096x11008 -1%,
 # a 128x256 pair 332x13656x5736 -1%, a swap-AB 128x192 on a weight of 19368 rows 0%) or lost (128x160 at 952 rows
-# -4%).
+# -4%). Since session 42 such a last tile-row is shifted back inside A instead (edge_shift, below: faster still), so
+# pieces remain for cluster pairs (which the shift leaves their rows) and launches with EDGE_SHIFT off.
 EDGE_PIECES = 4
 
 
@@ -163,18 +164,27 @@ def phantom_a(cfg: GemmConfig, rows: int, grouped: bool = False, ragged_k: bool 
             and -(-rows // cfg.block_m) % 2 == 1)
 
 
-# Under test (session 42): the last tile-column (bit 1) / tile-row (bit 2) moved back to end at the product's edge
-# (scheduler.shift_edges) instead of loading boxes past the operands' ends. EDGE_SHIFT: the bits allowed;
-# EDGE_SHIFT_TWO_PART: on two-part widths too (else tiles of one consumer warpgroup only).
+# A last tile-column (bit 1) or tile-row (bit 2) that would run past the product's edge is moved back to end at it
+# (scheduler.shift_edges): it overlaps the tiles before it, whose outputs it writes again with the same bits, instead
+# of loading boxes past the operands' ends, which TMA zero-fills slowly (edge_pieces above). Forced 128x128 tiles at
+# 1024x3848x14336: 198.9 -> 167.5 us, as fast as over a weight padded with zero rows (167.3). Held out (results/
+# 2026-11-27-s42/, alternating processes): on tiles of one consumer warpgroup 0.884 -> 0.909x cuBLAS over 24 shapes
+# (579x1336x11008 +31%, 4179x2488x2048 +13%, 1818x3024x5632 +9%; rows shifted beat rows in pieces); on 128x256 tiles,
+# whose longer K steps hide the fill, columns -0.5% and rows -1.5%; on two-part widths (EDGE_SHIFT_TWO_PART) -0.7%
+# over 4 shapes and +1.3% over 9: not taken. The serpentine K order is off in a shifted launch (kernel_constexprs):
+# the two tiles that write an output must add the same K steps in the same order.
 EDGE_SHIFT = 3
 EDGE_SHIFT_TWO_PART = False
 
 
 def edge_shift(cfg: GemmConfig, rows: int, cols: int, grouped: bool = False, ragged_k: bool = False) -> int:
     """shift_edges' bits for a product of `rows` x `cols` (the kernel's: swapped under swap-AB): a last tile-column
-    (bit 1) or tile-row (bit 2, not for cluster pairs) that runs past the product's edge and follows a full one.
-    Dense whole tiles and split-K parts (not stream-K, grouped or ragged-K products)."""
-    if (grouped or ragged_k or cfg.stream_k or not cfg.warp_specialize
+    (bit 1) or tile-row (bit 2, not for cluster pairs, whose last lower tile gemm.phantom_a handles) that runs past
+    the product's edge and follows a full one. Warp-specialized tiles of one consumer warpgroup without ping-pong (the
+    class measured to gain; two-part widths with EDGE_SHIFT_TWO_PART): dense whole tiles, split-K parts and cluster pairs, not
+    stream-K, grouped or ragged-K products (whose tiles have no fixed neighbour to overlap). A shifted tile-row loads
+    A in one box: no row of it is past the end, so edge_pieces has nothing to do."""
+    if (grouped or ragged_k or cfg.stream_k or not cfg.warp_specialize or cfg.consumers != 1
             or not (cfg.consumer_warps == 4 or (EDGE_SHIFT_TWO_PART and is_two_part(cfg.block_n)))):
         return 0
     bits = 0
