@@ -54,12 +54,15 @@ def _check_bitwise(a, b, cfg, monkeypatch, **kw):
     assert rel_error(buf[..., :M, :], matmul_reference(a, b, bias=kw.get("bias"))) < 1e-2
 
 
-# (config, M, N, bits): rows and columns past the tiles (last tile-row / -column 3-125 rows full), N a multiple of 8
-# so that C is written in place. Cluster pairs and two-part widths shift columns only / where the rule allows.
+# (config, M, N, bits): rows and columns past the tiles (last tile-row / -column 3-125 rows full), N mostly a
+# multiple of 8 so that C is written in place. Cluster pairs and two-part widths shift columns only / where the rule allows.
 CASES = [(MEDIUM, 389, 1000, 3), (MEDIUM, 130, 1160, 3), (MEDIUM, 1083, 3848, 3), (MEDIUM, 512, 1160, 1),
          (MEDIUM, 389, 1024, 2), (SMALL, 197, 904, 3), (NARROW, 67, 1000, 3), (SPLIT_TILE, 389, 1000, 3),
          (CLUSTER_MEDIUM, 389, 1000, 1), (CLUSTER_SMALL, 130, 1160, 1), (GROUPED_SWAP, 90, 1000, 3),
-         (GROUPED_SWAP, 96, 1000, 2)]  # swap-AB: the kernel's rows are the weight's (N), its columns x's (M)
+         (GROUPED_SWAP, 96, 1000, 2),  # swap-AB: the kernel's rows are the weight's (N), its columns x's (M)
+         # N - block_n not a multiple of 8 (C staged, an N-major B copied): the shift stops at 16 elements, as TMA's
+         # boxes along C's columns (and B's, N-major) must start 16-byte aligned.
+         (MEDIUM, 130, 1100, 3), (NARROW, 65, 127, 3), (GROUPED_SWAP, 90, 1100, 3), (SPLIT_TILE, 65, 1100, 1)]
 
 
 @pytest.mark.parametrize("cfg,M,N,bits", CASES, ids=lambda x: getattr(x, "name", str(x)))

@@ -82,17 +82,26 @@ def tile_item(tile, tiles_m, tiles_n, GROUP_M: gl.constexpr, BLOCK_M: gl.constex
 def shift_edges(work, last_m, last_n, EDGE_SHIFT: gl.constexpr):
     """`work` with its tile moved back to end at the product's last column (EDGE_SHIFT bit 1) or row (bit 2) where
     it would run past it: the last tile-column / tile-row then overlaps the one before it instead of reading boxes
-    past the operands' ends, which TMA zero-fills slowly (gemm.edge_shift). last_m / last_n: the product's rows /
-    columns less one tile's (negative where the product is narrower than a tile: no shift). The overlapped outputs
-    are written twice with the same values (gemm.edge_shift: same K order in both tiles)."""
+    past the operands' ends, which TMA zero-fills slowly (gemm.edge_shift). last_m / last_n: the furthest a tile may
+    start (edge_offset). The overlapped outputs are written twice with the same values (gemm.edge_shift: the same
+    K order in both tiles)."""
     off_m = work.off_m
     off_n = work.off_n
     if EDGE_SHIFT % 2 == 1:
-        off_n = gl.minimum(off_n, gl.maximum(last_n, 0))
+        off_n = gl.minimum(off_n, last_n)
     if EDGE_SHIFT // 2 == 1:
-        off_m = gl.minimum(off_m, gl.maximum(last_m, 0))
+        off_m = gl.minimum(off_m, last_m)
     return WorkItem(work.batch, off_m, off_n, work.tile, work.split, work.k_first, work.k_count, work.m_end,
                     work.k_end)
+
+
+@gluon.jit
+def edge_offset(size, BLOCK: gl.constexpr):
+    """The furthest a tile of BLOCK may start along a dimension of `size` for shift_edges: size - BLOCK rounded down
+    to 16 elements, since a TMA box along a contiguous dimension must start 16-byte aligned (an unaligned start is an
+    illegal instruction; A read along M, an N-major B and C's columns are such dimensions), and 16 elements are 16
+    bytes or more at every element size. The rest, at most 15 elements, stays past the edge."""
+    return gl.maximum(size - BLOCK, 0) // 16 * 16
 
 
 @aggregate
@@ -155,7 +164,7 @@ class GroupedTileScheduler:
         tiles_n = gl.cdiv(N, BLOCK_N)
         num_units = batches * tiles_m * tiles_n * SPLIT_K
         return GroupedTileScheduler(first, step, num_units, tiles_m, tiles_n, gl.to_tensor(num_k),
-                                    gl.to_tensor(M - BLOCK_M), gl.to_tensor(N - BLOCK_N), BLOCK_M, BLOCK_N, GROUP_M,
+                                    edge_offset(M, BLOCK_M), edge_offset(N, BLOCK_N), BLOCK_M, BLOCK_N, GROUP_M,
                                     SPLIT_K, EDGE_SHIFT)
 
     @gluon.jit
