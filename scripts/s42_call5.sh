@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 42, call 5: GPU tests after the shift was made to stop at 16-element offsets (call 4: an unaligned TMA
+# Session 42, call 5 (run twice; the first run had the offset rounded down, leaving columns unwritten): GPU tests after the shift was made to start at 16-element offsets (call 4: an unaligned TMA
 # box start along C's columns was an illegal instruction).
 set -u
 export PYTHONPATH=$PWD

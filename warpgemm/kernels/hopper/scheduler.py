@@ -82,8 +82,8 @@ def tile_item(tile, tiles_m, tiles_n, GROUP_M: gl.constexpr, BLOCK_M: gl.constex
 def shift_edges(work, last_m, last_n, EDGE_SHIFT: gl.constexpr):
     """`work` with its tile moved back to end at the product's last column (EDGE_SHIFT bit 1) or row (bit 2) where
     it would run past it: the last tile-column / tile-row then overlaps the one before it instead of reading boxes
-    past the operands' ends, which TMA zero-fills slowly (gemm.edge_shift). last_m / last_n: the furthest a tile may
-    start (edge_offset). The overlapped outputs are written twice with the same values (gemm.edge_shift: the same
+    past the operands' ends, which TMA zero-fills slowly (gemm.edge_shift). last_m / last_n: where a shifted tile
+    starts (edge_offset). The overlapped outputs are written twice with the same values (gemm.edge_shift: the same
     K order in both tiles)."""
     off_m = work.off_m
     off_n = work.off_n
@@ -97,11 +97,12 @@ def shift_edges(work, last_m, last_n, EDGE_SHIFT: gl.constexpr):
 
 @gluon.jit
 def edge_offset(size, BLOCK: gl.constexpr):
-    """The furthest a tile of BLOCK may start along a dimension of `size` for shift_edges: size - BLOCK rounded down
-    to 16 elements, since a TMA box along a contiguous dimension must start 16-byte aligned (an unaligned start is an
-    illegal instruction; A read along M, an N-major B and C's columns are such dimensions), and 16 elements are 16
-    bytes or more at every element size. The rest, at most 15 elements, stays past the edge."""
-    return gl.maximum(size - BLOCK, 0) // 16 * 16
+    """Where shift_edges starts a last tile of BLOCK along a dimension of `size`: size - BLOCK rounded up to 16
+    elements (the tile still reaches the end, and starts no later than the unshifted last tile, a multiple of BLOCK),
+    since a TMA box along a contiguous dimension must start 16-byte aligned (an unaligned start is an illegal
+    instruction; A read along M, an N-major B and C's columns are such dimensions), and 16 elements are 16 bytes or
+    more at every element size. At most 15 elements of the tile stay past the edge."""
+    return (gl.maximum(size - BLOCK, 0) + 15) // 16 * 16
 
 
 @aggregate
