@@ -169,7 +169,8 @@ def phantom_a(cfg: GemmConfig, rows: int, grouped: bool = False, ragged_k: bool 
 # of loading boxes past the operands' ends, which TMA zero-fills slowly (edge_pieces above). Forced 128x128 tiles at
 # 1024x3848x14336: 198.9 -> 167.5 us, as fast as over a weight padded with zero rows (167.3). Held out (results/
 # 2026-11-27-s42/, alternating processes): on tiles of one consumer warpgroup 0.884 -> 0.909x cuBLAS over 24 shapes
-# (579x1336x11008 +31%, 4179x2488x2048 +13%, 1818x3024x5632 +9%; rows shifted beat rows in pieces); on 128x256 tiles,
+# (579x1336x11008 +31%, 4179x2488x2048 +13%, 1818x3024x5632 +9%; rows shifted beat rows in pieces), fresh ones on the
+# landed form (start rounded up to 16 elements: scheduler.edge_offset) 0.934 -> 0.946x over 12; on 128x256 tiles,
 # whose longer K steps hide the fill, columns -0.5% and rows -1.5%; on two-part widths (EDGE_SHIFT_TWO_PART) -0.7%
 # over 4 shapes and +1.3% over 9: not taken. The serpentine K order is off in a shifted launch (kernel_constexprs):
 # the two tiles that write an output must add the same K steps in the same order.
