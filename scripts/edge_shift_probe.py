@@ -28,12 +28,12 @@ from warpgemm.testing import rel_error
 
 
 def planned(x, w, out, cfg, shift):
-    gemm.EDGE_SHIFT = shift
+    before, gemm.EDGE_SHIFT = gemm.EDGE_SHIFT, shift
     gemm_impl.forget_plans()
     a3, b3, c3 = x.unsqueeze(0), w.t().unsqueeze(0), out.unsqueeze(0)
     p = gemm_impl.plan_hopper(a3, b3, c3, None, cfg, may_tune=False)
     assert not (p.a_copy or p.b_copy or p.c_staged), f"plan copies an operand: {p}"
-    gemm.EDGE_SHIFT = 0
+    gemm.EDGE_SHIFT = before
     return p, lambda: p.launch.launch(a3, b3, c3, None)
 
 

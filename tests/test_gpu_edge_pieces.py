@@ -16,7 +16,8 @@ from warpgemm.off_sector import (CLUSTER_LARGE, CLUSTER_LARGE_FEW_ROWS, CLUSTER_
                                  CLUSTER_WIDE_160)
 from warpgemm.ops import gemm_impl
 from warpgemm.ops.scaled import plan, scale_mode
-from warpgemm.testing import assert_ok, check_matmul, check_repeatable, matmul_reference, rand, rel_error
+from warpgemm.testing import (assert_ok, check_matmul, check_repeatable, matmul_reference, rand, rel_error,
+                              rowwise_fp8)
 
 pytestmark = pytest.mark.gpu
 
@@ -166,9 +167,7 @@ def test_fp8_pieces_with_row_scales(cfg):
     g = torch.Generator(device=DEV).manual_seed(43)
     M, N, K = 130, 1024, 768
     x, w = rand(M, K, g=g), rand(N, K, g=g)
-    sa = x.float().abs().amax(1, keepdim=True) / 448
-    sb = w.float().abs().amax(1, keepdim=True).T / 448
-    a8, w8 = (x.float() / sa).to(torch.float8_e4m3fn), (w.float() / sb.T).to(torch.float8_e4m3fn)
+    a8, w8, sa, sb = rowwise_fp8(x, w)
     ref = (a8.float() * sa) @ (w8.float() * sb.T).T
     for scales in ((sa, sb), (torch.ones((), device=DEV), torch.ones((), device=DEV))):
         want = ref if scales[0].dim() else a8.float() @ w8.float().T
@@ -185,9 +184,7 @@ def test_fp8_pairs_phantom_tile(cfg, M):
     g = torch.Generator(device=DEV).manual_seed(47)
     N, K = 1024, 768
     x, w = rand(M, K, g=g), rand(N, K, g=g)
-    sa = x.float().abs().amax(1, keepdim=True) / 448
-    sb = w.float().abs().amax(1, keepdim=True).T / 448
-    a8, w8 = (x.float() / sa).to(torch.float8_e4m3fn), (w.float() / sb.T).to(torch.float8_e4m3fn)
+    a8, w8, sa, sb = rowwise_fp8(x, w)
     c = torch.empty(M, N, dtype=BF, device=DEV)
     assert plan(a8, w8.T, c, scale_mode(sa, sb, M, N), False, cfg).launch.constexprs["A_PHANTOM"]
     y = warpgemm.scaled_mm(a8, w8.T, sa, sb, out_dtype=BF, config=cfg)

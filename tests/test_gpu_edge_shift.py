@@ -16,7 +16,8 @@ from warpgemm.kernels.hopper import gemm
 from warpgemm.off_sector import CLUSTER_MEDIUM, CLUSTER_SMALL
 from warpgemm.ops import gemm_impl
 from warpgemm.ops.scaled import plan, scale_mode
-from warpgemm.testing import assert_ok, check_matmul, check_repeatable, matmul_reference, rand, rel_error
+from warpgemm.testing import (assert_ok, check_matmul, check_repeatable, matmul_reference, rand, rel_error,
+                              rowwise_fp8)
 
 pytestmark = pytest.mark.gpu
 BF = torch.bfloat16
@@ -120,9 +121,7 @@ def test_fp8_shifted_with_row_and_column_scales(cfg):
     g = torch.Generator(device=DEV).manual_seed(55)
     M, N, K = 389, 1000, 768
     x, w = rand(M, K, g=g), rand(N, K, g=g)
-    sa = x.float().abs().amax(1, keepdim=True) / 448
-    sb = w.float().abs().amax(1, keepdim=True).T / 448
-    a8, w8 = (x.float() / sa).to(torch.float8_e4m3fn), (w.float() / sb.T).to(torch.float8_e4m3fn)
+    a8, w8, sa, sb = rowwise_fp8(x, w)
     c = torch.empty(M, N, dtype=BF, device=DEV)
     assert plan(a8, w8.T, c, scale_mode(sa, sb, M, N), False, cfg).launch.constexprs["EDGE_SHIFT"] == 3
     y = warpgemm.scaled_mm(a8, w8.T, sa, sb, out_dtype=BF, config=cfg)

@@ -100,6 +100,14 @@ LAYOUT_SIZES = (1, 7, 65, 128, 1000)
 LAYOUTS = ((False, False), (False, True), (True, False), (True, True))  # (A column-major, B column-major)
 
 
+def rowwise_fp8(x: torch.Tensor, w: torch.Tensor):
+    """x (M, K) and a weight w (N, K) quantized to e4m3 with one fp32 scale per row of each: (a8, w8, sa, sb), sa of
+    shape (M, 1) and sb (1, N) as scaled_mm takes them; (a8 * sa) @ (w8 * sb.T).T is the product they represent."""
+    sa = x.float().abs().amax(1, keepdim=True) / 448
+    sb = w.float().abs().amax(1, keepdim=True).T / 448
+    return (x.float() / sa).to(torch.float8_e4m3fn), (w.float() / sb.T).to(torch.float8_e4m3fn), sa, sb
+
+
 def matrix_cases(sizes=SIZES, layout_sizes=LAYOUT_SIZES):
     """(M, N, K, a_col, b_col): the weight layout (B = W.T) on the full grid, every layout on a smaller one."""
     import itertools
