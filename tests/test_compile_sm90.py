@@ -657,6 +657,8 @@ def test_edge_shift_only_where_measured():
     assert edge_shift(MEDIUM, 389, 1000, grouped=True) == edge_shift(MEDIUM, 389, 1000, ragged_k=True) == 0
     assert edge_shift(GemmConfig(64, 64, 128, 4, 4, warp_specialize=False), 67, 1000) == 0
     assert edge_shift(MEDIUM.replace(stages=5, consumers=2), 389, 1000) == 0  # ping-pong: not measured
+    # A two-part width of one warpgroup (a 64x192 swap-AB tile): two-part widths only with EDGE_SHIFT_TWO_PART.
+    assert edge_shift(GemmConfig(64, 192, 64, 4, 4, swap_ab=True, store_chunks=3), 1000, 1000) == 0
     with mock.patch.object(gemm, "EDGE_SHIFT_TWO_PART", True):
         assert edge_shift(WIDE_160, 389, 1000) == 3 and edge_shift(LARGE, 389, 1000) == 0
     with mock.patch.object(gemm, "EDGE_SHIFT", 1):

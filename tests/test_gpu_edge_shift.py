@@ -43,21 +43,43 @@ def _unshifted_forward(a, b, out, cfg, monkeypatch, **kw):
     return out
 
 
+def _edge_start(size, block):
+    """Where a shifted last tile starts (scheduler.edge_offset), or None where the dimension has one tile."""
+    return (size - block + 15) // 16 * 16 if size > block else None
+
+
 def _check_bitwise(a, b, cfg, monkeypatch, **kw):
     M, N = a.shape[-2], b.shape[-1]
     lead = torch.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-    buf = torch.full(lead + (M + 40, N), float("nan"), dtype=kw.get("out_dtype") or BF, device=DEV)
-    warpgemm.matmul(a, b, out=buf[..., :M, :], config=cfg, **kw)
+    dtype = kw.get("out_dtype") or BF
+    # NaN rows and columns around the output (a pitch of N + 16 keeps its rows 16-byte aligned): none may be written.
+    buf = torch.full(lead + (M + 40, N + 16), float("nan"), dtype=dtype, device=DEV)
+    out = buf[..., :M, :N]
+    warpgemm.matmul(a, b, out=out, config=cfg, **kw)
     torch.cuda.synchronize()
-    assert torch.isnan(buf[..., M:, :]).all(), f"{cfg.name}: rows past the output written"
-    want = _unshifted_forward(a, b, torch.empty_like(buf[..., :M, :]), cfg, monkeypatch, **kw)
-    assert torch.equal(buf[..., :M, :], want), f"{cfg.name} {M}x{N}: shifted and unshifted bits differ"
-    assert rel_error(buf[..., :M, :], matmul_reference(a, b, bias=kw.get("bias"))) < 1e-2
+    assert torch.isnan(buf[..., M:, :]).all() and torch.isnan(buf[..., :, N:]).all(), f"{cfg.name}: written past C"
+    want = _unshifted_forward(a, b, torch.empty_like(out), cfg, monkeypatch, **kw)
+    assert torch.equal(out, want), f"{cfg.name} {M}x{N}: shifted and unshifted bits differ"
+    assert rel_error(out, matmul_reference(a, b, bias=kw.get("bias"))) < 1e-2
+    # The overlap has two writers, and whichever stores last wins: the comparison above would miss a shifted tile
+    # whose bits differ if it stored first. So the shifted tile's region alone, as the first tile of a product over
+    # those rows / columns only (unshifted, K forward), must carry the same bits too.
+    cols, rows = (cfg.block_m, cfg.block_n) if cfg.swap_ab else (cfg.block_n, cfg.block_m)
+    s = _edge_start(N, cols)
+    if s is not None:
+        sub = dict(kw, bias=None if kw.get("bias") is None else kw["bias"][s:])
+        part = _unshifted_forward(a, b[..., :, s:], torch.empty_like(out[..., :, s:]), cfg, monkeypatch, **sub)
+        assert torch.equal(out[..., :, s:], part), f"{cfg.name} {M}x{N}: the last tile-column's bits differ"
+    s = _edge_start(M, rows)
+    if s is not None:
+        part = _unshifted_forward(a[..., s:, :], b, torch.empty_like(out[..., s:, :]), cfg, monkeypatch, **kw)
+        assert torch.equal(out[..., s:, :], part), f"{cfg.name} {M}x{N}: the last tile-row's bits differ"
 
 
 # (config, M, N, bits): rows and columns past the tiles (last tile-row / -column 3-125 rows full), N mostly a
-# multiple of 8 so that C is written in place. Cluster pairs and two-part widths shift columns only / where the rule allows.
-CASES = [(MEDIUM, 389, 1000, 3), (MEDIUM, 130, 1160, 3), (MEDIUM, 1083, 3848, 3), (MEDIUM, 512, 1160, 1),
+# multiple of 8 so that C is written in place; M a multiple of 8 where A is also read along M (392: a shifted start
+# along A's contiguous dimension). Cluster pairs and two-part widths shift columns only / where the rule allows.
+CASES = [(MEDIUM, 389, 1000, 3), (MEDIUM, 130, 1160, 3), (MEDIUM, 1083, 3848, 3), (MEDIUM, 392, 1000, 3), (MEDIUM, 512, 1160, 1),
          (MEDIUM, 389, 1024, 2), (SMALL, 197, 904, 3), (NARROW, 67, 1000, 3), (SPLIT_TILE, 389, 1000, 3),
          (CLUSTER_MEDIUM, 389, 1000, 1), (CLUSTER_SMALL, 130, 1160, 1), (GROUPED_SWAP, 90, 1000, 3),
          (GROUPED_SWAP, 96, 1000, 2),  # swap-AB: the kernel's rows are the weight's (N), its columns x's (M)
@@ -117,7 +139,7 @@ def test_heuristics_shift_and_repeat_bitwise():
 
 
 @pytest.mark.parametrize("cfg", [FP8_MEDIUM, FP8_NARROW], ids=lambda c: c.name)
-def test_fp8_shifted_with_row_and_column_scales(cfg):
+def test_fp8_shifted_with_row_and_column_scales(cfg, monkeypatch):
     g = torch.Generator(device=DEV).manual_seed(55)
     M, N, K = 389, 1000, 768
     x, w = rand(M, K, g=g), rand(N, K, g=g)
@@ -126,3 +148,10 @@ def test_fp8_shifted_with_row_and_column_scales(cfg):
     assert plan(a8, w8.T, c, scale_mode(sa, sb, M, N), False, cfg).launch.constexprs["EDGE_SHIFT"] == 3
     y = warpgemm.scaled_mm(a8, w8.T, sa, sb, out_dtype=BF, config=cfg)
     assert rel_error(y, (a8.float() * sa) @ (w8.float() * sb.T).T) < 1e-2, cfg.name
+    with monkeypatch.context() as m:
+        m.setattr(gemm, "EDGE_SHIFT", 0)
+        m.setattr(_env, "K_ORDER", "forward")
+        gemm_impl.forget_plans()
+        want = warpgemm.scaled_mm(a8, w8.T, sa, sb, out_dtype=BF, config=cfg)
+    gemm_impl.forget_plans()
+    assert torch.equal(y, want), f"{cfg.name}: shifted and unshifted bits differ"

@@ -175,7 +175,7 @@ def forget_plans() -> None:
         hook()
 
 
-_FORGET_HOOKS: list = []  # ops.api adds its recipe cache's clear
+_FORGET_HOOKS: list = []  # ops.api adds its recipe cache's clear, ops.scaled its plans'
 
 # Plans are pure functions of the call signature (shapes, strides, dtypes, alignment, bias, forced config), so a
 # repeated call skips all planning. Bounded: a workload with endless distinct shapes just re-plans.
@@ -307,7 +307,9 @@ def describe_plan(c3, a3, choice: PathChoice, plan) -> str:
         parts.append("B's loads evict-first in L2 (few rows stream it once)")
     if any(k.constexprs.get("A_PIECES", 1) > 1 for k in _kernels(plan.launch)):
         parts.append("A in row pieces (its last tile-row runs past A's end: gemm.edge_pieces)")
-    shift = max(k.constexprs.get("EDGE_SHIFT", 0) for k in _kernels(plan.launch))
+    shift = 0
+    for k in _kernels(plan.launch):  # a column split's main and tail may shift different edges
+        shift |= k.constexprs.get("EDGE_SHIFT", 0)
     if shift:
         edges = {1: "tile-column", 2: "tile-row", 3: "tile-column and tile-row"}[shift]
         parts.append(f"the last {edges} moved back to end at the output's edge (gemm.edge_shift)")

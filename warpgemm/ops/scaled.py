@@ -29,6 +29,7 @@ from .. import _env, heuristics, off_sector, one_partition_rule, swap_rows
 from ..config import GemmConfig, check_config
 from ..kernels.hopper import tma_operands as tma
 from . import checks
+from . import gemm_impl
 from .gemm_impl import select_path
 
 FP8_DTYPES = (torch.float8_e4m3fn, torch.float8_e5m2)
@@ -97,6 +98,7 @@ class ScaledPlan(NamedTuple):
 
 _PLANS: dict[tuple, ScaledPlan] = {}
 _PLAN_CACHE_LIMIT = 4096
+gemm_impl._FORGET_HOOKS.append(_PLANS.clear)  # gemm_impl.forget_plans drops these too
 
 
 def _geometry(x3: Tensor, contiguous_dim: int):

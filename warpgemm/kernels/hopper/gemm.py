@@ -165,15 +165,17 @@ def phantom_a(cfg: GemmConfig, rows: int, grouped: bool = False, ragged_k: bool 
 
 
 # A last tile-column (bit 1) or tile-row (bit 2) that would run past the product's edge is moved back to end at it
-# (scheduler.shift_edges): it overlaps the tiles before it, whose outputs it writes again with the same bits, instead
-# of loading boxes past the operands' ends, which TMA zero-fills slowly (edge_pieces above). Forced 128x128 tiles at
-# 1024x3848x14336: 198.9 -> 167.5 us, as fast as over a weight padded with zero rows (167.3). Held out (results/
-# 2026-11-27-s42/, alternating processes): on tiles of one consumer warpgroup 0.884 -> 0.909x cuBLAS over 24 shapes
-# (579x1336x11008 +31%, 4179x2488x2048 +13%, 1818x3024x5632 +9%; rows shifted beat rows in pieces), fresh ones on the
-# landed form (start rounded up to 16 elements: scheduler.edge_offset) 0.934 -> 0.946x over 12; on 128x256 tiles,
-# whose longer K steps hide the fill, columns -0.5% and rows -1.5%; on two-part widths (EDGE_SHIFT_TWO_PART) -0.7%
-# over 4 shapes and +1.3% over 9: not taken. The serpentine K order is off in a shifted launch (kernel_constexprs):
-# the two tiles that write an output must add the same K steps in the same order.
+# (scheduler.shift_edges): it overlaps the tiles before it, whose outputs it writes again with the same bits, and its
+# boxes reach at most 15 elements past the operands' ends (its start is rounded up to 16 elements for TMA:
+# scheduler.edge_offset) instead of up to a tile's less one, which TMA zero-fills slowly (edge_pieces above; 12 rows
+# past the end cost nothing there). Measured first with the start unrounded (results/2026-11-27-s42/ c1-c3): forced
+# 128x128 tiles at 1024x3848x14336 198.9 -> 167.5 us, as fast as over a weight padded with zero rows (167.3); on tiles
+# of one consumer warpgroup 0.884 -> 0.909x cuBLAS over 24 shapes in alternating processes (18 held out, 6 from the
+# first probe; 579x1336x11008 +31%, 4179x2488x2048 +13%, 1818x3024x5632 +9%: rows shifted beat rows in pieces). The
+# landed form against no shift on 12 fresh shapes (c6): 0.934 -> 0.946x. Not taken: 128x256 tiles, whose longer K
+# steps hide the fill (columns -0.5%, rows -1.5%), and two-part widths (EDGE_SHIFT_TWO_PART; against this rule -0.7%
+# over 4 shapes and +1.0% over 9). The serpentine K order is off in a shifted launch (kernel_constexprs): the two
+# tiles that write an output must add the same K steps in the same order.
 EDGE_SHIFT = 3
 EDGE_SHIFT_TWO_PART = False
 
@@ -184,9 +186,10 @@ def edge_shift(cfg: GemmConfig, rows: int, cols: int, grouped: bool = False, rag
     the product's edge and follows a full one. Warp-specialized tiles of one consumer warpgroup without ping-pong (the
     class measured to gain; two-part widths with EDGE_SHIFT_TWO_PART): dense whole tiles, split-K parts and cluster pairs, not
     stream-K, grouped or ragged-K products (whose tiles have no fixed neighbour to overlap). A shifted tile-row loads
-    A in one box: no row of it is past the end, so edge_pieces has nothing to do."""
+    A in one box: at most 15 of its rows are past the end, so edge_pieces has nothing to do."""
     if (grouped or ragged_k or cfg.stream_k or not cfg.warp_specialize or cfg.consumers != 1
-            or not (cfg.consumer_warps == 4 or (EDGE_SHIFT_TWO_PART and is_two_part(cfg.block_n)))):
+            or not (is_two_part(cfg.block_n) and EDGE_SHIFT_TWO_PART
+                    or cfg.consumer_warps == 4 and not is_two_part(cfg.block_n))):
         return 0
     bits = 0
     if EDGE_SHIFT % 2 == 1 and cols > cfg.block_n and cols % cfg.block_n:

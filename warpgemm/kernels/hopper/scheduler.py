@@ -350,7 +350,8 @@ class PairedTileScheduler:
         off_m = tile_m * self.BLOCK_M
         # With an odd tiles_m the last pair's lower tile (tile_m == tiles_m) lies past the output and its id is that
         # of the next batch's first-row tile: harmless, since only PartialSumEpilogue reads ids and clusters never
-        # split K (config.check_config).
+        # split K (config.check_config). So is a shifted last pair-column's (EDGE_SHIFT: off_n no longer a multiple of
+        # BLOCK_N), which gets the id of the column before it.
         tile = (pair.batch * self.tiles_m + tile_m) * self.pairs.tiles_n + pair.off_n // self.pairs.BLOCK_N
         return WorkItem(pair.batch, off_m, pair.off_n, tile, pair.split, pair.k_first, pair.k_count,
                         off_m + self.BLOCK_M, pair.k_end)
