@@ -76,12 +76,12 @@ def main() -> None:
             _, fns["pad0"] = planned(x, wp, op, cfg, 0)
         fns["cublas"] = lambda: torch.matmul(x, w.t())
         t = {k: statistics.median(v) * 1e3 for k, v in rounds_ms(fns, args.rounds).items()}
-        names = {s: plans[s].config.name + (f"/shift{gemm_impl._kernels(plans[s].launch)[-1].constexprs['EDGE_SHIFT']}")
+        names = {s: f"{plans[s].config.name}/shift{gemm_impl._kernels(plans[s].launch)[-1].constexprs['EDGE_SHIFT']}"
                  for s in (0, 1, 3)}
         rows.append({"M": M, "N": N, "K": K, "configs": names, "us": t, "rel_error": errs, "bitwise": bitwise})
         print(f"{shape:>18} {names[0]:>28} " + " ".join(f"{k} {v:7.1f}" for k, v in t.items())
-              + f"  err {max(errs.values()):.1e} bitwise {bitwise} {names[1].split('/')[-1]} {names[3].split('/')[-1]}",
-              flush=True)
+              + f"  err {max(errs.values()):.1e} bitwise {bitwise} "
+              + f"{names[1].split('/')[-1]} {names[3].split('/')[-1]}", flush=True)
         json.dump({"environment": environment(), "rows": rows}, open(args.out, "w"), indent=1)
 
 

@@ -79,7 +79,8 @@ def _check_bitwise(a, b, cfg, monkeypatch, **kw):
 # (config, M, N, bits): rows and columns past the tiles (last tile-row / -column 3-125 rows full), N mostly a
 # multiple of 8 so that C is written in place; M a multiple of 8 where A is also read along M (392: a shifted start
 # along A's contiguous dimension). Cluster pairs and two-part widths shift columns only / where the rule allows.
-CASES = [(MEDIUM, 389, 1000, 3), (MEDIUM, 130, 1160, 3), (MEDIUM, 1083, 3848, 3), (MEDIUM, 392, 1000, 3), (MEDIUM, 512, 1160, 1),
+CASES = [(MEDIUM, 389, 1000, 3), (MEDIUM, 130, 1160, 3), (MEDIUM, 1083, 3848, 3), (MEDIUM, 392, 1000, 3),
+         (MEDIUM, 512, 1160, 1),
          (MEDIUM, 389, 1024, 2), (SMALL, 197, 904, 3), (NARROW, 67, 1000, 3), (SPLIT_TILE, 389, 1000, 3),
          (CLUSTER_MEDIUM, 389, 1000, 1), (CLUSTER_SMALL, 130, 1160, 1), (GROUPED_SWAP, 90, 1000, 3),
          (GROUPED_SWAP, 96, 1000, 2),  # swap-AB: the kernel's rows are the weight's (N), its columns x's (M)

@@ -182,11 +182,11 @@ EDGE_SHIFT_TWO_PART = False
 
 def edge_shift(cfg: GemmConfig, rows: int, cols: int, grouped: bool = False, ragged_k: bool = False) -> int:
     """shift_edges' bits for a product of `rows` x `cols` (the kernel's: swapped under swap-AB): a last tile-column
-    (bit 1) or tile-row (bit 2, not for cluster pairs, whose last lower tile gemm.phantom_a handles) that runs past
-    the product's edge and follows a full one. Warp-specialized tiles of one consumer warpgroup without ping-pong (the
-    class measured to gain; two-part widths with EDGE_SHIFT_TWO_PART): dense whole tiles, split-K parts and cluster pairs, not
-    stream-K, grouped or ragged-K products (whose tiles have no fixed neighbour to overlap). A shifted tile-row loads
-    A in one box: at most 15 of its rows are past the end, so edge_pieces has nothing to do."""
+    (bit 1) or tile-row (bit 2, not for cluster pairs, whose rows gemm.phantom_a and edge_pieces handle) that runs
+    past the product's edge and follows a full one. Warp-specialized tiles of one consumer warpgroup without ping-pong
+    (the class measured to gain; two-part widths only with EDGE_SHIFT_TWO_PART): dense whole tiles, split-K parts and
+    cluster pairs, not stream-K, grouped or ragged-K products (whose tiles have no fixed neighbour to overlap). A
+    shifted tile-row loads A in one box: at most 15 of its rows are past the end, so edge_pieces has nothing to do."""
     if (grouped or ragged_k or cfg.stream_k or not cfg.warp_specialize or cfg.consumers != 1
             or not (is_two_part(cfg.block_n) and EDGE_SHIFT_TWO_PART
                     or cfg.consumer_warps == 4 and not is_two_part(cfg.block_n))):
