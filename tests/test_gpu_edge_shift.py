@@ -84,8 +84,8 @@ CASES = [(MEDIUM, 389, 1000, 3), (MEDIUM, 130, 1160, 3), (MEDIUM, 1083, 3848, 3)
          (MEDIUM, 389, 1024, 2), (SMALL, 197, 904, 3), (NARROW, 67, 1000, 3), (SPLIT_TILE, 389, 1000, 3),
          (CLUSTER_MEDIUM, 389, 1000, 1), (CLUSTER_SMALL, 130, 1160, 1), (GROUPED_SWAP, 90, 1000, 3),
          (GROUPED_SWAP, 96, 1000, 2),  # swap-AB: the kernel's rows are the weight's (N), its columns x's (M)
-         # N - block_n not a multiple of 8 (C staged, an N-major B copied): the shifted start is a multiple of 16, as TMA's
-         # boxes along C's columns (and B's, N-major) must start 16-byte aligned.
+         # N - block_n not a multiple of 8 (C staged, an N-major B copied): the shifted start is a multiple of 16, as
+         # TMA's boxes along C's columns (and B's, N-major) must start 16-byte aligned.
          (MEDIUM, 130, 1100, 3), (NARROW, 65, 127, 3), (GROUPED_SWAP, 90, 1100, 3), (SPLIT_TILE, 65, 1100, 1)]
 
 
