@@ -68,3 +68,22 @@ def test_bench_rows_name_the_plan_that_runs():
     one = meta(dtype=torch.float32)
     # 8 waves of pairs: the 3-stage one (off_sector.fp8_four_stages)
     assert fp8_plan_name(meta(4096, 4112, dtype=e4), meta(8192, 4112, dtype=e4).T, one, one) == FP8_CLUSTER_LARGE.name
+
+
+def test_bench_layouts_lay_out_the_operands_they_name():
+    """`--layout`: nt reads the weight along K, nn along N, tn (a weight gradient, dY.T @ X) reads A along M and B
+    along N; an unknown layout is refused by name (meta tensors: no GPU)."""
+    import torch
+
+    from warpgemm.bench.gemm_bench import LAYOUTS, make_operands
+    from warpgemm.bench.suites import GemmCase
+
+    case = GemmCase(384, 640, 512)
+    strides = {}
+    for layout in LAYOUTS:
+        a, b = make_operands(case, torch.bfloat16, layout, device="meta")
+        assert (a.shape, b.shape) == ((384, 512), (512, 640))
+        strides[layout] = (a.stride(), b.stride())
+    assert strides == {"nt": ((512, 1), (1, 512)), "nn": ((512, 1), (640, 1)), "tn": ((1, 384), (640, 1))}
+    with pytest.raises(ValueError, match="layout must be one of .*'tn'.*got 'tt'"):
+        make_operands(case, torch.bfloat16, "tt", device="meta")

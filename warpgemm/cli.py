@@ -88,6 +88,10 @@ def _print_gemm_table(res: dict) -> None:
 
 def _bench_gemm(suite: str, dtype: str, layout: str, rounds: int, calibrate: bool, json_path: Optional[Path],
                 back_to_back: bool = False):
+    from .bench.gemm_bench import LAYOUTS
+
+    if layout not in LAYOUTS:  # a typo is reported as one on any machine
+        raise typer.BadParameter(f"layout must be one of {', '.join(LAYOUTS)}, got {layout!r}")
     if not _has_hopper():
         _no_gpu_notice(f"bench {suite}")
         return
@@ -100,7 +104,8 @@ def _bench_gemm(suite: str, dtype: str, layout: str, rounds: int, calibrate: boo
 
 
 _DTYPE_OPT = typer.Option("bf16", help="bf16 or fp16")
-_LAYOUT_OPT = typer.Option("nt", help="nt: B = W.T of an (N,K) weight; nn: B row-major (K,N)")
+_LAYOUT_OPT = typer.Option("nt", help="nt: B = W.T of an (N,K) weight; nn: B row-major (K,N); tn: A = G.T of a "
+                           "(K,M) G, B row-major (K,N) (a weight gradient)")
 _ROUNDS_OPT = typer.Option(5, help="alternating timing rounds per shape")
 _CALIBRATE_OPT = typer.Option(False, help="time cuBLAS against itself: the noise floor of any claim")
 _JSON_OPT = typer.Option(None, "--json", help="write full results here")
@@ -359,7 +364,7 @@ def tune(suite: Optional[str] = typer.Option(None, help="tune every shape of a s
         return
     if (suite is None) == (shapes is None):
         raise typer.BadParameter("give exactly one of --suite or --shapes (or --show / --clear)")
-    from .bench.gemm_bench import DTYPES, make_operands
+    from .bench.gemm_bench import DTYPES, LAYOUTS, make_operands
     from .bench.suites import GEMM_SUITES, GemmCase
 
     if suite is not None:
@@ -375,8 +380,8 @@ def tune(suite: Optional[str] = typer.Option(None, help="tune every shape of a s
             raise typer.BadParameter(f"shapes must have sizes >= 1, got {shapes!r}")
     if dtype not in DTYPES:
         raise typer.BadParameter(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
-    if layout not in ("nt", "nn"):
-        raise typer.BadParameter(f"layout must be nt or nn, got {layout!r}")
+    if layout not in LAYOUTS:
+        raise typer.BadParameter(f"layout must be one of {', '.join(LAYOUTS)}, got {layout!r}")
     # The arguments are checked first: a typo is reported as one on any machine.
     if not _has_hopper():
         _no_gpu_notice("tune (it times the sm_90 kernels)")  # exit status 2, as the bench suites

@@ -17,14 +17,17 @@ DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
 LAYOUTS = {
     "nt": "A (M,K) row-major x W (N,K) as W.T, the nn.Linear weight layout",
     "nn": "A (M,K) row-major x B (K,N) row-major",
+    # A training step's weight gradient, dW = dY.T @ X: dY (tokens, out) and X (tokens, in) both row-major, so A is
+    # read along M and B along N.
+    "tn": "A = G.T of a (K,M) row-major G x B (K,N) row-major, the weight-gradient layout",
 }
 
 
-def make_weight(case: GemmCase, dtype: torch.dtype, layout: str) -> torch.Tensor:
+def make_weight(case: GemmCase, dtype: torch.dtype, layout: str, device: str = "cuda") -> torch.Tensor:
     if layout == "nt":
-        return torch.randn(case.N, case.K, device="cuda", dtype=dtype).T
-    if layout == "nn":
-        return torch.randn(case.K, case.N, device="cuda", dtype=dtype)
+        return torch.randn(case.N, case.K, device=device, dtype=dtype).T
+    if layout in ("nn", "tn"):
+        return torch.randn(case.K, case.N, device=device, dtype=dtype)
     raise ValueError(f"layout must be one of {sorted(LAYOUTS)}, got {layout!r}")
 
 
@@ -41,9 +44,11 @@ def plan_name(a: torch.Tensor, b: torch.Tensor) -> str:
     return p.config.name + (f"+{tail.cfg.block_m}x{tail.cfg.block_n}@{p.launch.n1}" if tail is not None else "")
 
 
-def make_operands(case: GemmCase, dtype: torch.dtype, layout: str):
-    b = make_weight(case, dtype, layout)
-    return torch.randn(case.M, case.K, device="cuda", dtype=dtype), b
+def make_operands(case: GemmCase, dtype: torch.dtype, layout: str, device: str = "cuda"):
+    b = make_weight(case, dtype, layout, device)
+    if layout == "tn":
+        return torch.randn(case.K, case.M, device=device, dtype=dtype).T, b
+    return torch.randn(case.M, case.K, device=device, dtype=dtype), b
 
 
 def source_commit(where: Path = Path(__file__).parent) -> str | None:
