@@ -16,4 +16,4 @@ for M,N,K in shapes:
     ev=[e for e in p.events() if e.device_type.name=='CUDA']
     names={}
     for e in ev: names.setdefault(e.name,[]).append(e.device_time if hasattr(e,'device_time') else e.cuda_time)
-    print(f"{M}x{N}x{K}:", {k[:90]: round(sum(v)/len(v),1) for k,v in names.items()})
+    print(f"{M}x{N}x{K}:", {k[:160]: round(sum(v)/len(v),1) for k,v in names.items()})

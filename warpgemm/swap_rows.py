@@ -1,5 +1,6 @@
 """Swap-AB tiles whose width fits x's rows: the heuristics' rule for 65-700 rows of x (bf16, fp16 and fp8; the weight
-contiguous along K, as an nn.Linear weight, or along N).
+contiguous along K, as an nn.Linear weight, or along N), and past 700 rows (to 4096) in place of one-warpgroup
+128x128 tiles where the tile count fits the SMs better (16-bit, weight along K, rows on 32-byte sectors).
 
 A plain tile puts x's rows on wgmma's M side, in 64- or 128-row steps: 147 rows cost two 128-row tile-rows (256, 57%
 of them real), 544 rows five (640). cuBLAS computes such products transposed, with x's rows on wgmma's N side,
@@ -47,6 +48,18 @@ PLAIN_TILE_TIME = {(128, 256): 1.0, (256, 128): 1.0, (128, 192): 0.85, (128, 160
                    (64, 128): 0.25, (64, 64): 0.125}
 # 512+ rows on 128x256 tiles: those tiles win (7 held-out shapes of 536-646 rows: 0.88-1.02, geomean 0.956).
 SWAP_ROWS_LARGE_MAX_M = 511
+# Past SWAP_ROWS_MAX_M x's rows fill several swap-AB tiles, and what matters is no longer the padding but how the tile
+# count fits the SMs: the width (of 128, 160, 192) with the fewest wave-times, at SWAP_WIDE_TILE_TIME a tile-time per
+# output element against a 128x256 tile's, replaces a plain plan of no more wave-times (ties go to the swap-AB tile).
+# Measured (results/2026-11-27-s43/c5/, forced, against the plan): 1735x2904x2672 160 wide +17% (cuBLAS: 256x160 tiles
+# there, 132 of them), 2276x2288x1872 192 +10%, 1901x2408x2512 160 +9%, 3416x1312x2176 +5%; the tile-time that fits
+# those against the plans' 128x160 / 128x128 tiles is 1.0-1.18 (1.33 against the one-warpgroup 128x128 tile), where
+# session 21 fitted 1.3 at 65-700 rows. 144 is left out: its 16-column part re-reads the weight's slab for a ninth of
+# the work (session 19) and lost where it was picked. 16-bit products with the weight read along K and rows on 32-byte
+# sectors (the cluster pairs' ground, measured there) only.
+SWAP_WIDE_ROWS_MAX_M = 4096
+SWAP_WIDE_TILE_TIME = 1.15
+SWAP_WIDE_WIDTHS = (160, 192)
 
 
 def rows_fit(M: int) -> tuple[int, int]:
@@ -64,22 +77,34 @@ def plain_time(cfg: GemmConfig, M: int, N: int, num_sms: int) -> float:
     return cdiv(cdiv(M, bm) * cdiv(N, bn), num_sms) * tile
 
 
-def swap_time(parts: int, width: int, N: int, num_sms: int) -> float:
-    return cdiv(parts * cdiv(N, 128), num_sms) * width / 256 * SWAP_TILE_TIME
+def swap_time(parts: int, width: int, N: int, num_sms: int, tile_time: float = SWAP_TILE_TIME) -> float:
+    return cdiv(parts * cdiv(N, 128), num_sms) * width / 256 * tile_time
+
+
+def wide_rows_fit(M: int, N: int, num_sms: int) -> tuple[float, int, int]:
+    """(wave-times, parts, width) of the SWAP_WIDE_WIDTHS tile with the fewest wave-times over M rows of x (past
+    SWAP_ROWS_MAX_M); on a tie the wider tile (fewer tiles, each weight slab read by fewer of them)."""
+    time, neg_width = min((swap_time(cdiv(M, w), w, N, num_sms, SWAP_WIDE_TILE_TIME), -w) for w in SWAP_WIDE_WIDTHS)
+    return time, cdiv(M, -neg_width), -neg_width
 
 
 def swap_rows_config(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: int, in_dtype: torch.dtype,
-                     out_dtype: torch.dtype, weight_k_major: bool = True) -> tuple[GemmConfig, str] | None:
+                     out_dtype: torch.dtype, weight_k_major: bool = True,
+                     rows_off_sector: bool = False) -> tuple[GemmConfig, str] | None:
     """The swap-AB tile that replaces the heuristics' plain `cfg` for an unbatched 16-bit or fp8 product, with the
     reason; None to keep `cfg` (decode's swap-AB tiles, split or stream-K plans, batched products, on which the rule
     was not measured; shapes where it saves little padding or the wave model favours cfg). weight_k_major: the weight
-    (the product's B) is read along K; else along N (SWAP_ROWS_N_MAJOR)."""
+    (the product's B) is read along K; else along N (SWAP_ROWS_N_MAJOR). rows_off_sector: an operand's rows start
+    off 32-byte sectors (past SWAP_ROWS_MAX_M rows such products keep their plan)."""
     fp8 = in_dtype.itemsize == 1
     if (not SWAP_ROWS_ENABLED or (fp8 and not SWAP_ROWS_FP8_ENABLED) or not (weight_k_major or SWAP_ROWS_N_MAJOR)
             or batches != 1
-            or not SWAP_ROWS_MIN_M <= M <= SWAP_ROWS_MAX_M or in_dtype.itemsize not in (1, 2) or cfg.swap_ab
+            or not SWAP_ROWS_MIN_M <= M <= max(SWAP_ROWS_MAX_M, SWAP_WIDE_ROWS_MAX_M)
+            or in_dtype.itemsize not in (1, 2) or cfg.swap_ab
             or cfg.split_k > 1 or cfg.stream_k or (cfg.block_n >= 256 and M > SWAP_ROWS_LARGE_MAX_M)):
         return None
+    if M > SWAP_ROWS_MAX_M:
+        return _wide_rows_config(cfg, M, N, num_sms, in_dtype, out_dtype, weight_k_major, rows_off_sector)
     parts, width = rows_fit(M)
     padded = parts * width
     plain_rows = cdiv(M, cfg.block_m) * cfg.block_m
@@ -94,3 +119,18 @@ def swap_rows_config(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: int
     return swap, (f"M={M}: {parts} swap-AB tile(s) of {width} rows of x (x on wgmma's N side) pad them to {padded} "
                   f"where {cfg.name} pads to {plain_rows}: {swap.name}, {ours:.2f} 128x256 wave-times against "
                   f"{theirs:.2f}")
+
+
+def _wide_rows_config(cfg: GemmConfig, M: int, N: int, num_sms: int, in_dtype: torch.dtype, out_dtype: torch.dtype,
+                      weight_k_major: bool, rows_off_sector: bool) -> tuple[GemmConfig, str] | None:
+    """swap_rows_config past SWAP_ROWS_MAX_M rows (to SWAP_WIDE_ROWS_MAX_M): the wave model alone decides."""
+    if (M > SWAP_WIDE_ROWS_MAX_M or in_dtype.itemsize != 2 or not weight_k_major or rows_off_sector
+            or (cfg.block_m, cfg.block_n, cfg.consumer_warps) != (128, 128, 4)):
+        return None
+    ours, parts, width = wide_rows_fit(M, N, num_sms)
+    theirs = plain_time(cfg, M, N, num_sms)
+    swap = SWAP_ROWS[width]
+    if ours > theirs or check_config(swap, in_dtype, out_dtype) is not None:
+        return None
+    return swap, (f"M={M}: {parts} swap-AB tiles of {width} rows of x (x on wgmma's N side) fit the SMs in "
+                  f"{ours:.2f} 128x256 wave-times against {theirs:.2f} for {cfg.name}: {swap.name}")
