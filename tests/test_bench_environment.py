@@ -87,3 +87,13 @@ def test_bench_layouts_lay_out_the_operands_they_name():
     assert strides == {"nt": ((512, 1), (1, 512)), "nn": ((512, 1), (640, 1)), "tn": ((1, 384), (640, 1))}
     with pytest.raises(ValueError, match="layout must be one of .*'tn'.*got 'tt'"):
         make_operands(case, torch.bfloat16, "tt", device="meta")
+
+
+def test_bench_commands_refuse_an_unknown_layout_before_looking_for_a_gpu():
+    from typer.testing import CliRunner
+
+    from warpgemm.cli import app
+
+    for args in (["bench", "dense", "--layout", "tt"], ["bench", "sweep", "--layout", "tt"]):
+        res = CliRunner().invoke(app, args)
+        assert res.exit_code == 2 and "layout must be one of nt, nn, tn, got 'tt'" in res.output, res.output

@@ -277,13 +277,17 @@ def test_a_one_partition_winner_is_not_served_past_one_wave(cache, monkeypatch):
 
 
 def test_candidates_fit_the_problem():
-    wide = tuning.candidates_for(1, 4096, 4096, torch.bfloat16, torch.bfloat16, True)
+    wide = tuning.candidates_for(1, 8192, 4096, torch.bfloat16, torch.bfloat16, True)
     few = tuning.candidates_for(1, 16, 4096, torch.bfloat16, torch.bfloat16, True)
     under_two_waves = tuning.candidates_for(1, 777, 4096, torch.bfloat16, torch.bfloat16, True)
     assert wide and few
     assert not any(c.swap_ab or c.split_k > 1 or c.stream_k for c in wide)
     assert any(c.swap_ab for c in few)
-    assert any(c.stream_k for c in under_two_waves) and not any(c.swap_ab for c in under_two_waves)
+    assert any(c.stream_k for c in under_two_waves) and not any(c.swap_ab and c.store_chunks == 1
+                                                                for c in under_two_waves)
+    # Past 700 rows the tiles swap_rows takes there (to SWAP_WIDE_ROWS_MAX_M), and none past that.
+    assert any(c.swap_ab and c.store_chunks > 1 for c in under_two_waves)
+    assert not any(c.swap_ab for c in tuning.candidates_for(1, 4097, 4096, torch.bfloat16, torch.bfloat16, True))
     # 65-700 rows: the swap-AB tiles fitted to x's rows (swap_rows.py), not decode's whole-stored ones.
     fitted = tuning.candidates_for(1, 300, 8192, torch.bfloat16, torch.bfloat16, True)
     assert any(c.swap_ab and c.store_chunks > 1 for c in fitted)

@@ -86,12 +86,17 @@ def _print_gemm_table(res: dict) -> None:
     console.print(table)
 
 
-def _bench_gemm(suite: str, dtype: str, layout: str, rounds: int, calibrate: bool, json_path: Optional[Path],
-                back_to_back: bool = False):
+def _check_layout(layout: str) -> None:
+    """A bench layout typo is reported as one on any machine, before the GPU is looked for."""
     from .bench.gemm_bench import LAYOUTS
 
-    if layout not in LAYOUTS:  # a typo is reported as one on any machine
+    if layout not in LAYOUTS:
         raise typer.BadParameter(f"layout must be one of {', '.join(LAYOUTS)}, got {layout!r}")
+
+
+def _bench_gemm(suite: str, dtype: str, layout: str, rounds: int, calibrate: bool, json_path: Optional[Path],
+                back_to_back: bool = False):
+    _check_layout(layout)
     if not _has_hopper():
         _no_gpu_notice(f"bench {suite}")
         return
@@ -173,6 +178,7 @@ def bench_sweep(suite: str = typer.Option("mid", help="dense, mid, odd or quick"
                 json_path: Optional[Path] = _JSON_OPT):
     """Every candidate config on every shape of a suite, each against cuBLAS: what the heuristics rest on."""
     chosen = _parse_configs(configs)  # a bad name is reported before the GPU is looked for
+    _check_layout(layout)
     if not _has_hopper():
         _no_gpu_notice("bench sweep")
         return
@@ -364,7 +370,7 @@ def tune(suite: Optional[str] = typer.Option(None, help="tune every shape of a s
         return
     if (suite is None) == (shapes is None):
         raise typer.BadParameter("give exactly one of --suite or --shapes (or --show / --clear)")
-    from .bench.gemm_bench import DTYPES, LAYOUTS, make_operands
+    from .bench.gemm_bench import DTYPES, make_operands
     from .bench.suites import GEMM_SUITES, GemmCase
 
     if suite is not None:
@@ -380,8 +386,7 @@ def tune(suite: Optional[str] = typer.Option(None, help="tune every shape of a s
             raise typer.BadParameter(f"shapes must have sizes >= 1, got {shapes!r}")
     if dtype not in DTYPES:
         raise typer.BadParameter(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
-    if layout not in LAYOUTS:
-        raise typer.BadParameter(f"layout must be one of {', '.join(LAYOUTS)}, got {layout!r}")
+    _check_layout(layout)
     # The arguments are checked first: a typo is reported as one on any machine.
     if not _has_hopper():
         _no_gpu_notice("tune (it times the sm_90 kernels)")  # exit status 2, as the bench suites

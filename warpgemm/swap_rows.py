@@ -1,6 +1,7 @@
 """Swap-AB tiles whose width fits x's rows: the heuristics' rule for 65-700 rows of x (bf16, fp16 and fp8; the weight
 contiguous along K, as an nn.Linear weight, or along N), and past 700 rows (to 4096) in place of one-warpgroup
-128x128 tiles where the tile count fits the SMs better (16-bit, weight along K, rows on 32-byte sectors).
+128x128 tiles where the tile count fits the SMs better (16-bit, weight along K, no operand's rows off 32-byte
+sectors).
 
 A plain tile puts x's rows on wgmma's M side, in 64- or 128-row steps: 147 rows cost two 128-row tile-rows (256, 57%
 of them real), 544 rows five (640). cuBLAS computes such products transposed, with x's rows on wgmma's N side,
@@ -49,14 +50,15 @@ PLAIN_TILE_TIME = {(128, 256): 1.0, (256, 128): 1.0, (128, 192): 0.85, (128, 160
 # 512+ rows on 128x256 tiles: those tiles win (7 held-out shapes of 536-646 rows: 0.88-1.02, geomean 0.956).
 SWAP_ROWS_LARGE_MAX_M = 511
 # Past SWAP_ROWS_MAX_M x's rows fill several swap-AB tiles, and what matters is no longer the padding but how the tile
-# count fits the SMs: the width (of 128, 160, 192) with the fewest wave-times, at SWAP_WIDE_TILE_TIME a tile-time per
-# output element against a 128x256 tile's, replaces a plain plan of no more wave-times (ties go to the swap-AB tile).
-# Measured (results/2026-11-27-s43/c5/, forced, against the plan): 1735x2904x2672 160 wide +17% (cuBLAS: 256x160 tiles
-# there, 132 of them), 2276x2288x1872 192 +10%, 1901x2408x2512 160 +9%, 3416x1312x2176 +5%; the tile-time that fits
-# those against the plans' 128x160 / 128x128 tiles is 1.0-1.18 (1.33 against the one-warpgroup 128x128 tile), where
-# session 21 fitted 1.3 at 65-700 rows. 144 is left out: its 16-column part re-reads the weight's slab for a ninth of
-# the work (session 19) and lost where it was picked. 16-bit products with the weight read along K and rows on 32-byte
-# sectors (the cluster pairs' ground, measured there) only.
+# count fits the SMs: the width (160 or 192) with the fewest wave-times, at SWAP_WIDE_TILE_TIME a tile-time per output
+# element against a 128x256 tile's, replaces a one-warpgroup 128x128 plan of no more wave-times (ties go to the swap-AB
+# tile). Forced against that plan (results/2026-11-27-s43/c5/): 1735x2904x2672 160 wide +17% after a flush (+1.6%
+# back to back; cuBLAS runs 132 256x160 tiles there), 2276x2288x1872 192 wide +10%; the tile-times that fit those two
+# are 1.18-1.33. 1.15 was then checked held out (c7/, 15 shapes): +2.6%, 9 ahead, the worst -9.5%. Replacing other
+# plans (128x160 two-part tiles) or taking 128-wide swap tiles lost held out (c6/); 144 is left out: its 16-column
+# part re-reads the weight's slab for a ninth of the work (session 19) and lost where its count spilled a wave.
+# 16-bit products with the weight read along K and every operand's rows on 32-byte sectors (rows off sectors take the
+# cluster pairs of off_sector.py), unbatched, as measured.
 SWAP_WIDE_ROWS_MAX_M = 4096
 SWAP_WIDE_TILE_TIME = 1.15
 SWAP_WIDE_WIDTHS = (160, 192)

@@ -291,14 +291,14 @@ def candidates_for(batches: int, M: int, N: int, in_dtype: torch.dtype, out_dtyp
                    weight_k_contiguous: bool, num_sms: int = _env.H100_SMS, K: int | None = None):
     """The configs worth timing for a (batches, M, N) output: the shipped ones and the sweep's, valid for it;
     swap-AB tiles stored whole only for M <= 64 (the sweeps never saw them win above), those stored in chunks
-    only over the rows swap_rows.py measured them on, split-K and stream-K only where 128x256 tiles
+    only over the rows swap_rows.py takes them for (to SWAP_WIDE_ROWS_MAX_M), split-K and stream-K only where 128x256 tiles
     make under two waves or M <= 512 (with more tiles every SM is busy without them), and the one-partition
     variants of plain 64-row tiles (one_partition_rule.py) only where their tiles fit one wave (the form drains its
     ring between tiles) and K is at most LONGER_K_MAX_K (longer K streams its weight: no gain measured)."""
     from .candidates import CANDIDATES
     from .heuristics import SHIPPED_CONFIGS
     from .one_partition_rule import LONGER_K_MAX_K, one_partition_variants
-    from .swap_rows import SWAP_ROWS_MAX_M, SWAP_ROWS_MIN_M
+    from .swap_rows import SWAP_ROWS_MAX_M, SWAP_ROWS_MIN_M, SWAP_WIDE_ROWS_MAX_M
 
     few_tiles = batches * -(-M // 128) * -(-N // 256) < 2 * num_sms
     # Plain 64-row tiles, where the rule runs one partition past its own ring (LONGER_K); swap-AB tiles and long K
@@ -308,7 +308,8 @@ def candidates_for(batches: int, M: int, N: int, in_dtype: torch.dtype, out_dtyp
         if cfg.block_m == 64 and not cfg.swap_ab and _one_wave(cfg, batches, M, N, num_sms))
     out = []
     for cfg in dict.fromkeys(SHIPPED_CONFIGS + CANDIDATES + flat):
-        if cfg.swap_ab and not (M <= 64 if cfg.store_chunks == 1 else SWAP_ROWS_MIN_M <= M <= SWAP_ROWS_MAX_M):
+        if cfg.swap_ab and not (M <= 64 if cfg.store_chunks == 1
+                                else SWAP_ROWS_MIN_M <= M <= max(SWAP_ROWS_MAX_M, SWAP_WIDE_ROWS_MAX_M)):
             continue
         if (cfg.split_k > 1 or cfg.stream_k) and M > 512 and not few_tiles:
             continue
