@@ -91,9 +91,9 @@ def test_grouped_forms_refuse_chunked_swap_tiles(cfg):
 
 @pytest.mark.parametrize("width", (160, 192))
 def test_swap_rows_tiles_past_700_rows(width):
-    """Past 700 rows x fills many swap-AB tiles (swap_rows._wide_rows_config): row edges at and around whole tiles
-    up to 4096 rows, a weight whose last 128-row tile is partly inside N, and the heuristics' own choice with a
-    bias."""
+    """Past 700 rows x fills many swap-AB tiles (the tuner's candidates there; swap_rows._wide_rows_config behind
+    its flag): row edges at and around whole tiles up to 4096 rows, a weight whose last 128-row tile is partly
+    inside N, with a bias."""
     g = torch.Generator(device=DEV).manual_seed(65)
     cfg = SWAP_ROWS[width]
     for m in (701, 11 * width - 1, 11 * width + 1, 4096):
@@ -101,5 +101,4 @@ def test_swap_rows_tiles_past_700_rows(width):
         assert_ok(check_matmul(a, w.T, config=cfg), f"{cfg.name} M={m}")
     M, N, K = (1735, 2904, 2672) if width == 160 else (2659, 2304, 1488)
     a, w, bias = rand(M, K, g=g), rand(N, K, g=g), rand(N, g=g)
-    assert f"swap-AB tiles of {width} rows" in warpgemm.explain(a, w.T)
-    assert_ok(check_matmul(a, w.T, bias=bias), f"{M}x{N}x{K} heuristics")
+    assert_ok(check_matmul(a, w.T, bias=bias, config=cfg), f"{M}x{N}x{K} with a bias")
