@@ -130,8 +130,8 @@ def swap_rows_config(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: int
 def _wide_rows_config(cfg: GemmConfig, M: int, N: int, num_sms: int, in_dtype: torch.dtype, out_dtype: torch.dtype,
                       weight_k_major: bool, rows_off_sector: bool) -> tuple[GemmConfig, str] | None:
     """swap_rows_config past SWAP_ROWS_MAX_M rows (to SWAP_WIDE_ROWS_MAX_M): the wave model alone decides."""
-    if (not SWAP_WIDE_ROWS_ENABLED or M > SWAP_WIDE_ROWS_MAX_M or in_dtype.itemsize != 2 or not weight_k_major or rows_off_sector
-            or (cfg.block_m, cfg.block_n, cfg.consumer_warps) != (128, 128, 4)):
+    if (not SWAP_WIDE_ROWS_ENABLED or M > SWAP_WIDE_ROWS_MAX_M or in_dtype.itemsize != 2 or not weight_k_major
+            or rows_off_sector or (cfg.block_m, cfg.block_n, cfg.consumer_warps) != (128, 128, 4)):
         return None
     ours, parts, width = wide_rows_fit(M, N, num_sms)
     theirs = plain_time(cfg, M, N, num_sms)
