@@ -548,8 +548,8 @@ def test_few_tiles_over_long_k_take_split_128x128_tiles():
 
 
 def test_swap_rows_past_700_rows_only_in_place_of_one_warpgroup_128x128_tiles():
-    """Past swap_rows.SWAP_ROWS_MAX_M rows of x, with SWAP_WIDE_ROWS_ENABLED (off: measured mixed), a 160- or 192-wide
-    swap-AB tile replaces the one-warpgroup 128x128 plan where its tiles fit the SMs in no more wave-times
+    """Past swap_rows.SWAP_ROWS_MAX_M rows of x, with SWAP_WIDE_ROWS_ENABLED (off: measured mixed), a 160- or
+    192-wide swap-AB tile replaces the one-warpgroup 128x128 plan where its tiles fit the SMs in no more wave-times
     (swap_rows.SWAP_WIDE_TILE_TIME); not other plans, not past SWAP_WIDE_ROWS_MAX_M, not on rows off 32-byte sectors,
     a weight read along N, batches or fp8."""
     from warpgemm import swap_rows
