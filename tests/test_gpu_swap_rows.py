@@ -9,6 +9,7 @@ import torch
 
 import warpgemm
 from warpgemm.config import check_config, width_parts
+from warpgemm.ops import gemm_impl
 from warpgemm.swap_rows import SWAP_ROWS
 from warpgemm.testing import assert_ok, check_matmul, check_repeatable, rand, strided_operand
 
@@ -91,9 +92,9 @@ def test_grouped_forms_refuse_chunked_swap_tiles(cfg):
 
 @pytest.mark.parametrize("width", (160, 192))
 def test_swap_rows_tiles_past_700_rows(width):
-    """Past 700 rows x fills many swap-AB tiles (the tuner's candidates there; swap_rows._wide_rows_config behind
-    its flag): row edges at and around whole tiles up to 4096 rows, a weight whose last 128-row tile is partly
-    inside N, with a bias."""
+    """Past 700 rows x fills many swap-AB tiles (the tuner's candidates from 701 rows; the heuristics' from 1000,
+    swap_rows._wide_rows_config): row edges at and around whole tiles up to 4096 rows, a weight whose last 128-row
+    tile is partly inside N, with a bias."""
     g = torch.Generator(device=DEV).manual_seed(65)
     cfg = SWAP_ROWS[width]
     for m in (701, 11 * width - 1, 11 * width + 1, 4096):
@@ -102,3 +103,8 @@ def test_swap_rows_tiles_past_700_rows(width):
     M, N, K = (1735, 2904, 2672) if width == 160 else (2659, 2304, 1488)
     a, w, bias = rand(M, K, g=g), rand(N, K, g=g), rand(N, g=g)
     assert_ok(check_matmul(a, w.T, bias=bias, config=cfg), f"{M}x{N}x{K} with a bias")
+    # The heuristics' own choice at these rows (this tile on 132 SMs), with the bias
+    plan = gemm_impl.plan_hopper(a.unsqueeze(0), w.T.unsqueeze(0), torch.empty(1, M, N, device=DEV,
+                                                                              dtype=a.dtype), bias, None)
+    assert plan.config == cfg or torch.cuda.get_device_properties(DEV).multi_processor_count != 132, plan.config
+    assert_ok(check_matmul(a, w.T, bias=bias), f"{M}x{N}x{K}, the heuristics' {plan.config.name}")

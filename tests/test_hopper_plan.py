@@ -547,11 +547,11 @@ def test_few_tiles_over_long_k_take_split_128x128_tiles():
     choose_config.cache_clear()
 
 
-def test_swap_rows_past_700_rows_only_in_place_of_one_warpgroup_128x128_tiles():
-    """Past swap_rows.SWAP_ROWS_MAX_M rows of x, with SWAP_WIDE_ROWS_ENABLED (off: measured mixed), a 160- or
-    192-wide swap-AB tile replaces the one-warpgroup 128x128 plan where its tiles fit the SMs in no more wave-times
-    (swap_rows.SWAP_WIDE_TILE_TIME); not other plans, not past SWAP_WIDE_ROWS_MAX_M, not on rows off 32-byte sectors,
-    a weight read along N, batches or fp8."""
+def test_swap_rows_past_1000_rows_only_in_place_of_one_warpgroup_128x128_tiles():
+    """From swap_rows.SWAP_WIDE_ROWS_MIN_M (1000) rows of x a 160- or 192-wide swap-AB tile replaces the one-warpgroup
+    128x128 plan where its tiles fit the SMs in no more wave-times (swap_rows.SWAP_WIDE_TILE_TIME); not at 701-999
+    rows (lost back to back), not other plans, not past SWAP_WIDE_ROWS_MAX_M, not on rows off 32-byte sectors, a
+    weight read along N, batches or fp8; none with SWAP_WIDE_ROWS_ENABLED off."""
     from warpgemm import swap_rows
     from warpgemm.swap_rows import SWAP_ROWS, swap_rows_config
 
@@ -561,21 +561,24 @@ def test_swap_rows_past_700_rows_only_in_place_of_one_warpgroup_128x128_tiles():
         return plan(meta(batches, M, K), b, meta(batches, M, N)).config
 
     medium = GemmConfig(128, 128, 64, 6, 4)
-    assert chosen(2659, 2296, 1488) == medium  # off by default
-    assert swap_rows_config(medium, 1, 1735, 2904, 132, BF, BF) is None
-    with mock.patch.object(swap_rows, "SWAP_WIDE_ROWS_ENABLED", True):
-        assert chosen(2659, 2296, 1488) == SWAP_ROWS[192]  # 14 x 18 tiles: 1.73 wave-times against 1.95
-        assert chosen(1092, 8672, 1360) == SWAP_ROWS[160]
-        assert chosen(1735, 2904, 2672) == SWAP_ROWS[160]  # 11 x 23 = 253 tiles (cuBLAS: 132 256x160 ones)
-        assert not chosen(1735, 2904, 2664).swap_ab  # rows off sectors (K = 8 mod 16): a cluster pair
-        assert chosen(2659, 2304, 1488) == SWAP_ROWS[192]
-        assert chosen(2659, 2304, 1488, nn=True) == medium  # a weight read along N
-        assert not chosen(2659, 2304, 1488, batches=2).swap_ab
-        assert chosen(1901, 2408, 2512).block_n == 160 and not chosen(1901, 2408, 2512).swap_ab  # 128x160 stays
-        assert chosen(818, 1376, 2192) == medium  # 160 / 192 wide tiles no better than the plan
-        assert swap_rows_config(medium, 1, 4097, 2904, 132, BF, BF) is None  # past SWAP_WIDE_ROWS_MAX_M
-        assert swap_rows_config(medium, 1, 1735, 2904, 132, BF, BF)[0] == SWAP_ROWS[160]
-        assert swap_rows_config(medium, 1, 1735, 2904, 132, torch.float8_e4m3fn, BF) is None
-        with mock.patch.object(swap_rows, "SWAP_WIDE_ROWS_MAX_M", 700):
-            assert chosen(1735, 2904, 2672) == medium
+    assert chosen(2659, 2296, 1488) == SWAP_ROWS[192]  # 14 x 18 tiles: 1.73 wave-times against 1.95
+    assert chosen(1092, 8672, 1360) == SWAP_ROWS[160]
+    assert chosen(1735, 2904, 2672) == SWAP_ROWS[160]  # 11 x 23 = 253 tiles (cuBLAS: 132 256x160 ones)
+    assert not chosen(1735, 2904, 2664).swap_ab  # rows off sectors (K = 8 mod 16): a cluster pair
+    assert chosen(2659, 2304, 1488) == SWAP_ROWS[192]
+    assert chosen(2659, 2304, 1488, nn=True) == medium  # a weight read along N
+    assert not chosen(2659, 2304, 1488, batches=2).swap_ab
+    assert chosen(1901, 2408, 2512).block_n == 160 and not chosen(1901, 2408, 2512).swap_ab  # 128x160 stays
+    assert chosen(1247, 11680, 5536) == SWAP_ROWS[192]  # held out: +13% after a flush, +2.5% back to back
+    # 713 rows against a wide weight: the model's choice, but 5-14% behind both ways; below 1000 rows the plan stays
+    assert swap_rows_config(medium, 1, 713, 12920, 132, BF, BF) is None
+    assert chosen(713, 12920, 1264) == medium and chosen(999, 12920, 1264) == medium
+    assert chosen(1000, 12920, 1264) == SWAP_ROWS[192]
+    assert swap_rows_config(medium, 1, 4097, 2904, 132, BF, BF) is None  # past SWAP_WIDE_ROWS_MAX_M
+    assert swap_rows_config(medium, 1, 1735, 2904, 132, BF, BF)[0] == SWAP_ROWS[160]
+    assert swap_rows_config(medium, 1, 1735, 2904, 132, torch.float8_e4m3fn, BF) is None
+    with mock.patch.object(swap_rows, "SWAP_WIDE_ROWS_MIN_M", 701):
+        assert swap_rows_config(medium, 1, 713, 12920, 132, BF, BF) is not None  # the rows the limit keeps out
+    with mock.patch.object(swap_rows, "SWAP_WIDE_ROWS_ENABLED", False):
+        assert chosen(2659, 2296, 1488) == medium
     gemm_impl.forget_plans()

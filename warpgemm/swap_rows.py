@@ -1,7 +1,8 @@
 """Swap-AB tiles whose width fits x's rows: the heuristics' rule for 65-700 rows of x (bf16, fp16 and fp8; the weight
-contiguous along K, as an nn.Linear weight, or along N); past 700 rows (to 4096) in place of one-warpgroup 128x128
-tiles where the tile count fits the SMs better (16-bit, weight along K, no operand's rows off 32-byte sectors) behind
-SWAP_WIDE_ROWS_ENABLED, off: measured +2.6% after an L2 flush and -0.6% back to back.
+contiguous along K, as an nn.Linear weight, or along N); from 1000 rows (to 4096) in place of one-warpgroup 128x128
+tiles where the tile count fits the SMs better (16-bit, weight along K, no operand's rows off 32-byte sectors): +7.4%
+after an L2 flush and +5.4% back to back on held-out shapes (701-999 rows keep the plain tiles: they lost there back
+to back).
 
 A plain tile puts x's rows on wgmma's M side, in 64- or 128-row steps: 147 rows cost two 128-row tile-rows (256, 57%
 of them real), 544 rows five (640). cuBLAS computes such products transposed, with x's rows on wgmma's N side,
@@ -59,10 +60,14 @@ SWAP_ROWS_LARGE_MAX_M = 511
 # part re-reads the weight's slab for a ninth of the work (session 19) and lost where its count spilled a wave.
 # 16-bit products with the weight read along K and every operand's rows on 32-byte sectors (rows off sectors take the
 # cluster pairs of off_sector.py), unbatched, as measured.
-# Off: back to back over cold weights (c10/, the same 15 shapes as c7/) it ran 0.902 -> 0.897x, 7 of 15 ahead, its
-# three losses (M 713-814 against weights of 6184-17768 rows) 7-14% behind; what held in both timings is not known.
-# The tuner times these tiles to SWAP_WIDE_ROWS_MAX_M rows either way (tuning.candidates_for).
-SWAP_WIDE_ROWS_ENABLED = False
+# Back to back over cold weights (c10/, the same 15 shapes as c7/) it ran 0.902 -> 0.897x, 7 of 15 ahead, its three
+# losses (M 713-814 against weights of 6184-17768 rows) 7-14% behind. So it starts at 1000 rows, checked on 14 fresh
+# shapes of 1000-4096 rows (results/2026-11-27-s44/, seed 440): 0.825 -> 0.886x after a flush (+7.4%, 10 ahead) and
+# 0.859 -> 0.905x back to back (+5.4%, 11 ahead); behind on 1727x6016x8000 (-5% both ways), 3501x5232x1984 (-6%), and
+# in `bench odd` on 1536x4096x4096 (-1.5 to -3.6% in session 43). The tuner times these tiles from 701 rows
+# (tuning.candidates_for).
+SWAP_WIDE_ROWS_ENABLED = True
+SWAP_WIDE_ROWS_MIN_M = 1000
 SWAP_WIDE_ROWS_MAX_M = 4096
 SWAP_WIDE_TILE_TIME = 1.15
 SWAP_WIDE_WIDTHS = (160, 192)
@@ -129,8 +134,9 @@ def swap_rows_config(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: int
 
 def _wide_rows_config(cfg: GemmConfig, M: int, N: int, num_sms: int, in_dtype: torch.dtype, out_dtype: torch.dtype,
                       weight_k_major: bool, rows_off_sector: bool) -> tuple[GemmConfig, str] | None:
-    """swap_rows_config past SWAP_ROWS_MAX_M rows (to SWAP_WIDE_ROWS_MAX_M): the wave model alone decides."""
-    if (not SWAP_WIDE_ROWS_ENABLED or M > SWAP_WIDE_ROWS_MAX_M or in_dtype.itemsize != 2 or not weight_k_major
+    """swap_rows_config over SWAP_WIDE_ROWS_MIN_M-SWAP_WIDE_ROWS_MAX_M rows: the wave model alone decides."""
+    if (not SWAP_WIDE_ROWS_ENABLED or not SWAP_WIDE_ROWS_MIN_M <= M <= SWAP_WIDE_ROWS_MAX_M or in_dtype.itemsize != 2
+            or not weight_k_major
             or rows_off_sector or (cfg.block_m, cfg.block_n, cfg.consumer_warps) != (128, 128, 4)):
         return None
     ours, parts, width = wide_rows_fit(M, N, num_sms)
