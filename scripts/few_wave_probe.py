@@ -55,7 +55,11 @@ def main() -> None:
         errs = {name: rel_error(fn(), want) for name, fn in fns.items()}
         dob = rounds_ms(fns, rounds=args.rounds)
         copies = weight_copies(w.numel() * w.element_size())
-        ws = [w] + [torch.randn(w.t().shape, device="cuda", dtype=w.dtype).t() for _ in range(copies - 1)]
+        # randn_like keeps w's strides (nt: K contiguous; nn: N contiguous). From session 35 to 44 this line built
+        # every copy N-contiguous, so in nt mode the back-to-back column timed copies 2..n as B row-major (notes/perf.md,
+        # session 44); the do_bench column and --nn were right.
+        ws = [w] + [torch.randn_like(w) for _ in range(copies - 1)]
+        assert all(x.stride() == w.stride() for x in ws)
         gfns = {name: (lambda cfg=cfg: [warpgemm.matmul(a, x.t(), config=cfg) for x in ws])
                 for name, cfg in variants.items()}
         gfns["cublas"] = lambda: [torch.matmul(a, x.t()) for x in ws]

@@ -6,7 +6,8 @@ with ours and torch alternating over rounds in the same process:
   zero   triton.testing.do_bench (what `bench mid` and `bench moe` use)
   read   the same loop, but the 256 MB buffer is read (summed), so the L2 holds clean lines when the call starts
   graph  CUDA-graph replay of one call per cold copy of the weight, as `bench decode` times (copies overflow L2)
-Usage: python scripts/flush_probe.py OUT.json [rounds]
+Usage: python scripts/flush_probe.py OUT.json [rounds] [MxNxK,...]
+Given shapes, those (B = W.T) replace the `mid` shapes and the MoE cases.
 """
 import json
 import statistics
@@ -75,6 +76,8 @@ def main():
     warm_gpu(3.0)
     rows = []
     cases = [(m, n, k) for m in (128, 256) for n, k in LLM_NK] + [(2048, 2048, 2048), (1024, 4096, 4096)]
+    if len(sys.argv) > 3:
+        cases = [tuple(int(v) for v in s.split("x")) for s in sys.argv[3].split(",")]
     for m, n, k in cases:
         copies = weight_copies(n * k * 2)
         ws = [torch.randn(n, k, device="cuda", dtype=torch.bfloat16) for _ in range(copies)]
@@ -87,18 +90,18 @@ def main():
         del ws
         torch.cuda.empty_cache()
         _print(rows[-1])
-    e, t, k, n = 32, 512, 4096, 1536
-    a = torch.randn(t, k, device="cuda", dtype=torch.bfloat16)
-    w = torch.randn(e, n, k, device="cuda", dtype=torch.bfloat16)
-    b = w.transpose(1, 2)
-    for kind in ("skewed", "uniform", "empty"):
-        offs = torch.tensor(routing(e, t, kind), device="cuda").cumsum(0).to(torch.int32)
-        ours = lambda: warpgemm.grouped_mm(a, b, offs)  # noqa: E731
-        theirs = lambda: torch._grouped_mm(a, b, offs)  # noqa: E731
-        res = time_pair(ours, theirs, [ours], [theirs], 1, rounds)
-        rows.append({"case": f"E{e} T{t} K{k} N{n} {kind}", "bytes": (w.numel() + a.numel() + t * n) * 2,
-                     **{f"{meth}_ms": list(v) for meth, v in res.items()}})
-        _print(rows[-1])
+    for e, t, k, n in [(32, 512, 4096, 1536)] if len(sys.argv) <= 3 else []:
+        a = torch.randn(t, k, device="cuda", dtype=torch.bfloat16)
+        w = torch.randn(e, n, k, device="cuda", dtype=torch.bfloat16)
+        b = w.transpose(1, 2)
+        for kind in ("skewed", "uniform", "empty"):
+            offs = torch.tensor(routing(e, t, kind), device="cuda").cumsum(0).to(torch.int32)
+            ours = lambda: warpgemm.grouped_mm(a, b, offs)  # noqa: E731
+            theirs = lambda: torch._grouped_mm(a, b, offs)  # noqa: E731
+            res = time_pair(ours, theirs, [ours], [theirs], 1, rounds)
+            rows.append({"case": f"E{e} T{t} K{k} N{n} {kind}", "bytes": (w.numel() + a.numel() + t * n) * 2,
+                         **{f"{meth}_ms": list(v) for meth, v in res.items()}})
+            _print(rows[-1])
     json.dump({"probe": "flush", "environment": environment(), "rounds": rounds, "results": rows},
               open(out_path, "w"), indent=1)
 

@@ -53,8 +53,8 @@ SWAP_ROWS_LARGE_MAX_M = 511
 # Past SWAP_ROWS_MAX_M x's rows fill several swap-AB tiles, and what matters is no longer the padding but how the tile
 # count fits the SMs: the width (160 or 192) with the fewest wave-times, at SWAP_WIDE_TILE_TIME a tile-time per output
 # element against a 128x256 tile's, replaces a one-warpgroup 128x128 plan of no more wave-times (ties go to the swap-AB
-# tile). Forced against that plan (results/2026-11-27-s43/c5/): 1735x2904x2672 160 wide +17% after a flush (+1.6%
-# back to back; cuBLAS runs 132 256x160 tiles there), 2276x2288x1872 192 wide +10%; the tile-times that fit those two
+# tile). Forced against that plan (results/2026-11-27-s43/c5/): 1735x2904x2672 160 wide +17% after a flush (cuBLAS
+# runs 132 256x160 tiles there), 2276x2288x1872 192 wide +10%; the tile-times that fit those two
 # are 1.18-1.33. 1.15 was then checked held out (c7/, 15 shapes): +2.6%, 9 ahead, the worst -9.5%. Replacing other
 # plans (128x160 two-part tiles) or taking 128-wide swap tiles lost held out (c6/); 144 is left out: its 16-column
 # part re-reads the weight's slab for a ninth of the work (session 19) and lost where its count spilled a wave.
