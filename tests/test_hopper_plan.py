@@ -575,6 +575,9 @@ def test_swap_rows_past_1000_rows_only_in_place_of_one_warpgroup_128x128_tiles()
     assert chosen(713, 12920, 1264) == medium and chosen(999, 12920, 1264) == medium
     assert chosen(1000, 12920, 1264) == SWAP_ROWS[192]
     assert swap_rows_config(medium, 1, 4097, 2904, 132, BF, BF) is None  # past SWAP_WIDE_ROWS_MAX_M
+    assert swap_rows_config(medium, 1, 4096, 2904, 132, BF, BF) is not None
+    assert swap_rows_config(medium, 1, 1735, 2904, 132, BF, BF, rows_off_sector=True) is None
+    assert swap_rows_config(GemmConfig(128, 128, 64, 5, 8), 1, 1735, 2904, 132, BF, BF) is None  # two warpgroups
     assert swap_rows_config(medium, 1, 1735, 2904, 132, BF, BF)[0] == SWAP_ROWS[160]
     assert swap_rows_config(medium, 1, 1735, 2904, 132, torch.float8_e4m3fn, BF) is None
     with mock.patch.object(swap_rows, "SWAP_WIDE_ROWS_MIN_M", 701):

@@ -285,7 +285,8 @@ def test_candidates_fit_the_problem():
     assert any(c.swap_ab for c in few)
     assert any(c.stream_k for c in under_two_waves) and not any(c.swap_ab and c.store_chunks == 1
                                                                 for c in under_two_waves)
-    # Past 700 rows the tiles swap_rows takes there (to SWAP_WIDE_ROWS_MAX_M), and none past that.
+    # Past 700 rows the chunked swap-AB tiles too (to SWAP_WIDE_ROWS_MAX_M; the heuristics take them from
+    # SWAP_WIDE_ROWS_MIN_M), and none past that.
     assert any(c.swap_ab and c.store_chunks > 1 for c in under_two_waves)
     assert not any(c.swap_ab for c in tuning.candidates_for(1, 4097, 4096, torch.bfloat16, torch.bfloat16, True))
     # 65-700 rows: the swap-AB tiles fitted to x's rows (swap_rows.py), not decode's whole-stored ones.

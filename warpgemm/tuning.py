@@ -291,7 +291,7 @@ def candidates_for(batches: int, M: int, N: int, in_dtype: torch.dtype, out_dtyp
                    weight_k_contiguous: bool, num_sms: int = _env.H100_SMS, K: int | None = None):
     """The configs worth timing for a (batches, M, N) output: the shipped ones and the sweep's, valid for it;
     swap-AB tiles stored whole only for M <= 64 (the sweeps never saw them win above), those stored in chunks
-    only over the rows swap_rows.py takes them for (to SWAP_WIDE_ROWS_MAX_M), split-K and stream-K only where
+    only over 65-SWAP_WIDE_ROWS_MAX_M rows (the heuristics take them to 700 rows and from SWAP_WIDE_ROWS_MIN_M), split-K and stream-K only where
     128x256 tiles make under two waves or M <= 512 (with more tiles every SM is busy without them), and the
     one-partition variants of plain 64-row tiles (one_partition_rule.py) only where their tiles fit one wave (the form drains its
     ring between tiles) and K is at most LONGER_K_MAX_K (longer K streams its weight: no gain measured)."""
