@@ -104,7 +104,7 @@ def test_swap_rows_tiles_past_700_rows(width):
     a, w, bias = rand(M, K, g=g), rand(N, K, g=g), rand(N, g=g)
     assert_ok(check_matmul(a, w.T, bias=bias, config=cfg), f"{M}x{N}x{K} with a bias")
     # The heuristics' own choice at these rows (this tile on 132 SMs), with the bias
-    plan = gemm_impl.plan_hopper(a.unsqueeze(0), w.T.unsqueeze(0), torch.empty(1, M, N, device=DEV,
-                                                                              dtype=a.dtype), bias, None, may_tune=False)
+    c3 = torch.empty(1, M, N, device=DEV, dtype=a.dtype)
+    plan = gemm_impl.plan_hopper(a.unsqueeze(0), w.T.unsqueeze(0), c3, bias, None, may_tune=False)
     assert plan.config == cfg or torch.cuda.get_device_properties(DEV).multi_processor_count != 132, plan.config
     assert_ok(check_matmul(a, w.T, bias=bias), f"{M}x{N}x{K}, the heuristics' {plan.config.name}")

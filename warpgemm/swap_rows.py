@@ -63,9 +63,9 @@ SWAP_ROWS_LARGE_MAX_M = 511
 # Back to back over cold weights (c10/, the same 15 shapes as c7/) it ran 0.902 -> 0.897x, 7 of 15 ahead, its three
 # losses (M 713-814 against weights of 6184-17768 rows) 7-14% behind. So it starts at 1000 rows, checked on 14 fresh
 # shapes of 1000-4096 rows (results/2026-11-27-s44/, seed 440): 0.825 -> 0.886x after a flush (+7.4%, 10 ahead) and
-# 0.859 -> 0.905x back to back (+5.4%, 11 ahead); behind on 1727x6016x8000 (-5% both ways), 3501x5232x1984 (-7% / -6%), 1023x5376x6224 (-2% / -1%), and
-# in `bench odd` on 1536x4096x4096 (-1.5 to -3.6% in session 43). The tuner times these tiles from 701 rows
-# (tuning.candidates_for).
+# 0.859 -> 0.905x back to back (+5.4%, 11 ahead); behind on 1727x6016x8000 (-5% both ways), 3501x5232x1984 (-7% /
+# -6%), 1023x5376x6224 (-2% / -1%), and in `bench odd` on 1536x4096x4096 (-1.5 to -3.6% in session 43). The tuner
+# times these tiles from 701 rows (tuning.candidates_for).
 SWAP_WIDE_ROWS_ENABLED = True
 SWAP_WIDE_ROWS_MIN_M = 1000
 SWAP_WIDE_ROWS_MAX_M = 4096

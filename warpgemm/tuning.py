@@ -289,12 +289,13 @@ def _one_wave(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: int) -> bo
 
 def candidates_for(batches: int, M: int, N: int, in_dtype: torch.dtype, out_dtype: torch.dtype,
                    weight_k_contiguous: bool, num_sms: int = _env.H100_SMS, K: int | None = None):
-    """The configs worth timing for a (batches, M, N) output: the shipped ones and the sweep's, valid for it;
-    swap-AB tiles stored whole only for M <= 64 (the sweeps never saw them win above), those stored in chunks
-    only over 65-SWAP_WIDE_ROWS_MAX_M rows (the heuristics take them to 700 rows and from SWAP_WIDE_ROWS_MIN_M), split-K and stream-K only where
-    128x256 tiles make under two waves or M <= 512 (with more tiles every SM is busy without them), and the
-    one-partition variants of plain 64-row tiles (one_partition_rule.py) only where their tiles fit one wave (the form drains its
-    ring between tiles) and K is at most LONGER_K_MAX_K (longer K streams its weight: no gain measured)."""
+    """The configs worth timing for a (batches, M, N) output: the shipped ones and the sweep's, valid for it; swap-AB
+    tiles stored whole only for M <= 64 (the sweeps never saw them win above), those stored in chunks only over
+    65-SWAP_WIDE_ROWS_MAX_M rows (the heuristics take them to 700 rows and from SWAP_WIDE_ROWS_MIN_M), split-K and
+    stream-K only where 128x256 tiles make under two waves or M <= 512 (with more tiles every SM is busy without them),
+    and the one-partition variants of plain 64-row tiles (one_partition_rule.py) only where their tiles fit one wave
+    (the form drains its ring between tiles) and K is at most LONGER_K_MAX_K (longer K streams its weight: no gain
+    measured)."""
     from .candidates import CANDIDATES
     from .heuristics import SHIPPED_CONFIGS
     from .one_partition_rule import LONGER_K_MAX_K, one_partition_variants

@@ -147,10 +147,11 @@ class TmaStoreEpilogue:
     The output descriptor's box is the tile (one buffer) or a column chunk of it (two chunk buffers that
     alternate: a chunk's store overlaps the next chunk's conversion, in a quarter of the shared memory).
 
-    TRANSPOSED (swap-AB tiles stored in chunks, swap_rows.py: 65-700 and 1000-4096 rows of x on wgmma's N side): the tile is one of
-    C^T (rows = C's columns off_m.., columns = C's rows off_n..); each chunk of C's rows is written transposed into
-    its buffer, so it leaves in C's orientation (C's box is (1, chunk, block_m)). Pointer stores of so wide a tile
-    would write 16-byte pieces of many rows at once (TransposedStoreEpilogue does that for decode's narrow tiles).
+    TRANSPOSED (swap-AB tiles stored in chunks, swap_rows.py: 65-700 and 1000-4096 rows of x on wgmma's N side): the
+    tile is one of C^T (rows = C's columns off_m.., columns = C's rows off_n..); each chunk of C's rows is written
+    transposed into its buffer, so it leaves in C's orientation (C's box is (1, chunk, block_m)). Pointer stores of so
+    wide a tile would write 16-byte pieces of many rows at once (TransposedStoreEpilogue does that for decode's narrow
+    tiles).
     """
 
     c_desc: tma.tensor_descriptor
