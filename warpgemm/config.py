@@ -78,7 +78,7 @@ class GemmConfig:
         N side (block_n rows of A per tile) and the wide N on its 64-row side (block_m columns of C per tile);
         the transposed tile is written with ordinary stores (store_chunks = 1), or in C's orientation through shared
         memory and TMA in block_n / store_chunks-row chunks (store_chunks > 1: wide tiles, 65-700 and 1000-4096 rows
-        of x on wgmma's N side, where a two-part width fits x's rows as cuBLAS's 136-256-wide tiles do). Under swap_ab
+        of x on wgmma's N side, where a two-part width fits x's rows as cuBLAS's 136-192-wide tiles do). Under swap_ab
         block_m may be 32: twice the tiles over a weight, each computed as 64 wgmma rows of which the upper 32 are
         zero (stored whole only). Such a tile reads the
         weight K-contiguous, as an nn.Linear weight is: forced on a weight contiguous along N, it runs on a K-major
