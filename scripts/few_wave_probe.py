@@ -7,7 +7,7 @@ and back to back in a CUDA graph over cold copies of the weight (as `--back-to-b
     python scripts/few_wave_probe.py OUT.json [MxNxK,...] [--rounds 3] [--configs NAME,NAME,...]
 
 --configs times those configs (names as `bench sweep --configs` takes them) instead of the two LARGE tiles; --nn
-gives B row-major (K, N) instead of W.T.
+gives B row-major (K, N) instead of W.T; --x-m-major gives A column-major (x read along M).
 """
 from __future__ import annotations
 
@@ -37,13 +37,15 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--configs", default="")
     ap.add_argument("--nn", action="store_true", help="B row-major (K, N) instead of W.T of an (N, K) weight")
+    ap.add_argument("--x-m-major", action="store_true", help="A (x) column-major: the transpose of a (K, M) tensor")
     args = ap.parse_args()
     warm_gpu(3.0)
     env = environment()
     rows = []
     for text in args.shapes.split(","):
         M, N, K = (int(v) for v in text.split("x"))
-        a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
+        a = (torch.randn(K, M, device="cuda", dtype=torch.bfloat16).t() if args.x_m_major
+             else torch.randn(M, K, device="cuda", dtype=torch.bfloat16))
         # nn: w holds B's transpose as a view, so `w.t()` below is B row-major (K, N) and contiguous.
         w = (torch.randn(K, N, device="cuda", dtype=torch.bfloat16).t() if args.nn
              else torch.randn(N, K, device="cuda", dtype=torch.bfloat16))
@@ -56,15 +58,16 @@ def main() -> None:
         dob = rounds_ms(fns, rounds=args.rounds)
         copies = weight_copies(w.numel() * w.element_size())
         # randn_like keeps w's strides (nt: K contiguous; nn: N contiguous). From session 35 to 44 this line built
-        # every copy N-contiguous, so in nt mode the back-to-back column timed copies 2..n as B row-major (notes/perf.md,
-        # session 44); the do_bench column and --nn were right.
+        # every copy N-contiguous, so in nt mode the back-to-back column timed copies 2..n as B row-major
+        # (notes/perf.md, session 44); the do_bench column and --nn were right.
         ws = [w] + [torch.randn_like(w) for _ in range(copies - 1)]
         assert all(x.stride() == w.stride() for x in ws)
         gfns = {name: (lambda cfg=cfg: [warpgemm.matmul(a, x.t(), config=cfg) for x in ws])
                 for name, cfg in variants.items()}
         gfns["cublas"] = lambda: [torch.matmul(a, x.t()) for x in ws]
         b2b = graph_rounds_us(gfns, rounds=max(2, args.rounds - 1), per_call=copies)
-        row = {"shape": text, "M": M, "N": N, "K": K, "layout": "nn" if args.nn else "nt", "plan": plan_name(a, w.t()),
+        layout = ("nn" if args.nn else "nt") + ("+x_m_major" if args.x_m_major else "")
+        row = {"shape": text, "M": M, "N": N, "K": K, "layout": layout, "plan": plan_name(a, w.t()),
                "tiles_128x256": -(-M // 128) * -(-N // 256), "rel_error_vs_fp32": errs,
                "do_bench_ms": {k: statistics.median(v) for k, v in dob.items()}, "do_bench_rounds_ms": dob,
                "b2b_us": {k: statistics.median(v) for k, v in b2b.items()}, "b2b_rounds_us": b2b}

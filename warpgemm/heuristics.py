@@ -38,7 +38,7 @@ The rules are few and each rests on `warpgemm bench sweep` runs (notes/perf.md, 
   tiles as wide as x's rows need (80-192, two-part widths), x on wgmma's N side as cuBLAS puts it (swap_rows.py;
   applied in ops/gemm_impl.resolve_config, before the off-sector pairs). Unbatched 16-bit products. From 1000 to 4096
   rows a 160- or 192-wide one in place of the one-warpgroup 128x128 tile where its count fits the SMs in no more
-  wave-times (swap_rows._wide_rows_config; weight read along K, rows on 32-byte sectors).
+  wave-times (swap_rows._wide_rows_config; x and weight read along K, rows on 32-byte sectors).
 - Tiles that fit one wave with K steps that fit the ring (plain 64-row tiles: up to 16 K steps and K <= 2048): the
   chosen tile without warp specialization, its ring as deep as the K steps up to 4 slots, 64x64 tiles filling at most
   40% of the SMs as 64x32 ones (one_partition_rule.py; last in gemm_impl.resolve_config and scaled.plan). Dense.

@@ -1,6 +1,6 @@
 """Swap-AB tiles whose width fits x's rows: the heuristics' rule for 65-700 rows of x (bf16, fp16 and fp8; the weight
 contiguous along K, as an nn.Linear weight, or along N); from 1000 rows (to 4096) in place of one-warpgroup 128x128
-tiles where the tile count fits the SMs better (16-bit, weight along K, no operand's rows off 32-byte sectors): +7.4%
+tiles where the tile count fits the SMs better (16-bit, x and weight along K, rows on 32-byte sectors): +7.4%
 after an L2 flush and +5.4% back to back on held-out shapes (701-999 rows keep the plain tiles: they lost there back
 to back).
 
@@ -58,8 +58,10 @@ SWAP_ROWS_LARGE_MAX_M = 511
 # are 1.18-1.33. 1.15 was then checked held out (c7/, 15 shapes): +2.6%, 9 ahead, the worst -9.5%. Replacing other
 # plans (128x160 two-part tiles) or taking 128-wide swap tiles lost held out (c6/); 144 is left out: its 16-column
 # part re-reads the weight's slab for a ninth of the work (session 19) and lost where its count spilled a wave.
-# 16-bit products with the weight read along K and every operand's rows on 32-byte sectors (rows off sectors take the
-# cluster pairs of off_sector.py), unbatched, as measured.
+# 16-bit products with x and the weight read in place along K and every operand's rows on 32-byte sectors (rows off
+# sectors take the cluster pairs of off_sector.py), unbatched, as measured. x read along M (A column-major) was timed
+# after (s44/c13/, 8 shapes): -1.8% after a flush and -0.8% back to back against the 128x128 plan, 160-wide tiles -20%
+# on two of them, so there the plain tile stays.
 # Back to back over cold weights (c10/, the same 15 shapes as c7/) it ran 0.902 -> 0.897x, 7 of 15 ahead, its three
 # losses (M 713-814 against weights of 6184-17768 rows) 7-14% behind. So it starts at 1000 rows, checked on 14 fresh
 # shapes of 1000-4096 rows (results/2026-11-27-s44/, seed 440): 0.825 -> 0.886x after a flush (+7.4%, 10 ahead) and
@@ -100,13 +102,14 @@ def wide_rows_fit(M: int, N: int, num_sms: int) -> tuple[float, int, int]:
 
 
 def swap_rows_config(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: int, in_dtype: torch.dtype,
-                     out_dtype: torch.dtype, weight_k_major: bool = True,
-                     rows_off_sector: bool = False) -> tuple[GemmConfig, str] | None:
+                     out_dtype: torch.dtype, weight_k_major: bool = True, rows_off_sector: bool = False,
+                     x_k_major: bool = True) -> tuple[GemmConfig, str] | None:
     """The swap-AB tile that replaces the heuristics' plain `cfg` for an unbatched 16-bit or fp8 product, with the
     reason; None to keep `cfg` (decode's swap-AB tiles, split or stream-K plans, batched products, on which the rule
     was not measured; shapes where it saves little padding or the wave model favours cfg). weight_k_major: the weight
     (the product's B) is read along K; else along N (SWAP_ROWS_N_MAJOR). rows_off_sector: an operand's rows start
-    off 32-byte sectors (past SWAP_ROWS_MAX_M rows such products keep their plan)."""
+    off 32-byte sectors (past SWAP_ROWS_MAX_M rows such products keep their plan). x_k_major: x (the product's A)
+    is read in place along K (past SWAP_ROWS_MAX_M rows others keep their plan)."""
     fp8 = in_dtype.itemsize == 1
     if (not SWAP_ROWS_ENABLED or (fp8 and not SWAP_ROWS_FP8_ENABLED) or not (weight_k_major or SWAP_ROWS_N_MAJOR)
             or batches != 1
@@ -115,7 +118,8 @@ def swap_rows_config(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: int
             or cfg.split_k > 1 or cfg.stream_k or (cfg.block_n >= 256 and M > SWAP_ROWS_LARGE_MAX_M)):
         return None
     if M > SWAP_ROWS_MAX_M:
-        return _wide_rows_config(cfg, M, N, num_sms, in_dtype, out_dtype, weight_k_major, rows_off_sector)
+        return _wide_rows_config(cfg, M, N, num_sms, in_dtype, out_dtype, weight_k_major and x_k_major,
+                                 rows_off_sector)
     parts, width = rows_fit(M)
     padded = parts * width
     plain_rows = cdiv(M, cfg.block_m) * cfg.block_m
@@ -133,10 +137,11 @@ def swap_rows_config(cfg: GemmConfig, batches: int, M: int, N: int, num_sms: int
 
 
 def _wide_rows_config(cfg: GemmConfig, M: int, N: int, num_sms: int, in_dtype: torch.dtype, out_dtype: torch.dtype,
-                      weight_k_major: bool, rows_off_sector: bool) -> tuple[GemmConfig, str] | None:
-    """swap_rows_config over SWAP_WIDE_ROWS_MIN_M-SWAP_WIDE_ROWS_MAX_M rows: the wave model alone decides."""
+                      both_k_major: bool, rows_off_sector: bool) -> tuple[GemmConfig, str] | None:
+    """swap_rows_config over SWAP_WIDE_ROWS_MIN_M-SWAP_WIDE_ROWS_MAX_M rows: the wave model alone decides.
+    both_k_major: x and the weight both read in place along K (the layout measured)."""
     if (not SWAP_WIDE_ROWS_ENABLED or not SWAP_WIDE_ROWS_MIN_M <= M <= SWAP_WIDE_ROWS_MAX_M or in_dtype.itemsize != 2
-            or not weight_k_major
+            or not both_k_major
             or rows_off_sector or (cfg.block_m, cfg.block_n, cfg.consumer_warps) != (128, 128, 4)):
         return None
     ours, parts, width = wide_rows_fit(M, N, num_sms)

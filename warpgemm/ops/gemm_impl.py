@@ -83,7 +83,8 @@ def _heuristics_tile(a3: torch.Tensor, c3: torch.Tensor, b3: torch.Tensor | None
         return pair[0], f"{why}; {pair[1]}"
     if b_geom is not None:  # B read in place (a copied B keeps the heuristics' plan)
         fit = swap_rows.swap_rows_config(cfg, batches, M, N, sms, a3.dtype, c3.dtype, weight_k_major=b_kmajor,
-                                         rows_off_sector=off)
+                                         rows_off_sector=off,
+                                         x_k_major=a_geom is not None and a_geom.contiguous_dim == 2)
         if fit is not None:
             return fit[0], f"{why}; {fit[1]}"
     if pair is not None:
