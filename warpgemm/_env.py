@@ -43,10 +43,6 @@ if K_ORDER not in ("serpentine", "forward"):
 # weight's loads evict-first in L2 (kernels/hopper/gemm.py, weight_evict_first): it streams the weight once.
 WEIGHT_HINT = os.environ.get("WARPGEMM_WEIGHT_HINT", "1").lower() in _TRUE
 
-# WARPGEMM_DEFER_STORE=1 issues each whole tile's store under the next tile's first wgmma (kernels/hopper/gemm.py,
-# defer_store), instead of between the two tiles.
-DEFER_STORE = os.environ.get("WARPGEMM_DEFER_STORE", "0").lower() in _TRUE
-
 # WARPGEMM_STATIC_WEIGHTS=0 ignores every warpgemm.mark_static mark: no launch then reads its weight before the
 # previous kernel on the stream has finished (static_weights.py).
 STATIC_WEIGHTS = os.environ.get("WARPGEMM_STATIC_WEIGHTS", "1").lower() in _TRUE

@@ -214,27 +214,6 @@ class TmaStoreEpilogue:
         self.store_tile(rest, work.batch, work.off_m, work.off_n + MAIN_N, MAIN_N // CHUNK_N)
 
     @gluon.jit
-    def stage(self, acc, work):
-        """The finished tile as it will be stored (bias added, cast to C's dtype), for a `commit` issued later
-        (partitions.deferred_mainloop). Unscaled tiles only: fp8's column scales are applied chunk by chunk."""
-        gl.static_assert(self.scales.SCALE == 0, "a staged store is for unscaled tiles")
-        if self.TRANSPOSED:
-            if self.HAS_BIAS:
-                acc = acc + along(self.bias_ptr, work.off_m, self.c_desc.shape[2], acc, 0)
-        else:
-            acc = self.add_bias(acc, work.off_n)
-        return acc.to(self.c_desc.dtype)
-
-    @gluon.jit
-    def commit(self, tile, batch, off_m, off_n, FIRST_CHUNK: gl.constexpr = 0):
-        """Store a staged tile (`stage`) in chunks; FIRST_CHUNK: chunks of this tile already stored (they decide which
-        buffer comes next)."""
-        CHUNK_N: gl.constexpr = self.chunk_n()
-        chunks = column_chunks(tile, CHUNK_N)
-        for c in gl.static_range(len(chunks)):
-            self.store_chunk(chunks[c], (FIRST_CHUNK + c) % 2, batch, off_m, off_n + c * CHUNK_N)
-
-    @gluon.jit
     def store_tile(self, acc, batch, off_m, off_n, FIRST_CHUNK: gl.constexpr = 0):
         """FIRST_CHUNK: chunks of this tile already stored (they decide which buffer comes next)."""
         CHUNK_N: gl.constexpr = self.chunk_n()
@@ -250,7 +229,10 @@ class TmaStoreEpilogue:
                     chunk = chunk + along(self.bias_ptr, off_m, self.c_desc.shape[2], chunk, 0)
                 self.store_chunk(chunk.to(self.c_desc.dtype), (FIRST_CHUNK + c) % 2, batch, off_m, row0)
         elif self.scales.SCALE == 0:
-            self.commit(self.add_bias(acc, off_n).to(self.c_desc.dtype), batch, off_m, off_n, FIRST_CHUNK)
+            acc = self.add_bias(acc, off_n)
+            chunks = column_chunks(acc.to(self.c_desc.dtype), CHUNK_N)
+            for c in gl.static_range(len(chunks)):
+                self.store_chunk(chunks[c], (FIRST_CHUNK + c) % 2, batch, off_m, off_n + c * CHUNK_N)
         else:
             # Scaled: column scales and bias chunk by chunk, on the fp32 chunks (OutputScales.apply_cols).
             chunks = column_chunks(self.scales.apply_rows(acc, off_m, self.c_desc), CHUNK_N)

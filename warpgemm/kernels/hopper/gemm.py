@@ -77,16 +77,6 @@ def k_serpentine(cfg: GemmConfig, grouped: bool, ragged_k: bool) -> bool:
             and cfg.split_k == 1 and cfg.cluster_m == 1 and cfg.warp_specialize)
 
 
-def defer_store(cfg: GemmConfig, epilogue, scale: int, ragged_k: bool) -> bool:
-    """Whether the consumer stages each finished tile (bias added, cast) and writes it to shared memory and issues its
-    TMA store only once the next tile's first wgmma is under way (partitions.deferred_mainloop), instead of between
-    the two tiles while the tensor cores wait. For one consumer on whole single-accumulator tiles through TMA
-    (TmaStoreEpilogue), unscaled, in the warp-specialized kernel; not for ragged-K products, whose units may have no
-    K step."""
-    return (_env.DEFER_STORE and epilogue is TmaStoreEpilogue and scale == 0 and not ragged_k and cfg.consumers == 1
-            and cfg.warp_specialize and not is_two_part(cfg.block_n))
-
-
 # Rows of x (per weight: all batches' rows where one weight serves every batch) up to which the weight's loads are
 # marked evict-first (weight_evict_first), and the longest K at which they are where several tiles read each weight
 # panel. Measured on `mid` (M = 128-512), notes/perf.md sessions 27 and 33: up to 512 rows (four 128-row tile-rows
@@ -295,7 +285,6 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
                 # Shifted tiles overlap their neighbours, which must add the same K steps in the same order.
                 K_SERPENTINE=k_serpentine(cfg, grouped, ragged_k) and not edge_shift,
                 WEIGHT_HINT=LOAD_PASS_VERSION if weight_hint else 0, EARLY_WEIGHT=early_weight,
-                DEFER_STORE=defer_store(cfg, epilogue, scale, ragged_k),
                 SchedulerImpl=scheduler, EpilogueImpl=epilogue, PARTS_HASH=parts_source_hash())
 
 

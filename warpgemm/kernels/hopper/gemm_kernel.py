@@ -95,7 +95,6 @@ def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, 
                 B_PIECES: gl.constexpr, A_PIECES: gl.constexpr, A_PHANTOM: gl.constexpr, EDGE_SHIFT: gl.constexpr,
                 WARP_SPECIALIZE: gl.constexpr,
                 K_SERPENTINE: gl.constexpr, WEIGHT_HINT: gl.constexpr, EARLY_WEIGHT: gl.constexpr,
-                DEFER_STORE: gl.constexpr,
                 SchedulerImpl: gl.constexpr, EpilogueImpl: gl.constexpr,
                 PARTS_HASH: gl.constexpr, num_warps: gl.constexpr):
     # SCALE (fp8 inputs, epilogue.py): 0 none, 1 one fp32 scale per operand, 2 one per output row (scale_a) and one
@@ -107,7 +106,6 @@ def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, 
     # L2 evict-first policy (a PTX pass, as for L2_STORE_HINT; checked at trace time).
     # EARLY_WEIGHT (gemm.early_weight_fits): the producer loads the first unit's first ring-full of weight boxes before
     # it waits on the prior grid (swap-AB launches whose caller promised a weight no running kernel writes).
-    # DEFER_STORE (gemm.defer_store): each tile's store is issued under the next tile's first wgmma.
     # PARTS_HASH (launch.parts_source_hash): the Gluon parts' source, so that an edit to a method of a policy class
     # (reached through a constexpr, which Triton's cache key does not follow) cannot be served an old binary.
     # L2_STORE_HINT: the variant is compiled under ptx_hints.store_hints(), which marks its TMA stores evict-first
@@ -142,7 +140,7 @@ def gemm_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, 
                      scale_a_ptr, scale_b_ptr, a_bufs, b_bufs, b_rest, ring, turns,
                      A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, SCALE, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB,
                      RAGGED_K, CLUSTER_M, B_PIECES, A_PIECES, A_PHANTOM, EDGE_SHIFT, K_SERPENTINE, WEIGHT_HINT,
-                     EARLY_WEIGHT, DEFER_STORE)
+                     EARLY_WEIGHT)
     acc_layout: gl.constexpr = accumulator_layout(p.mma_m(), p.block_n_main(), num_warps,
                                                   a_desc.dtype.primitive_bitwidth)
     # A two-part tile's second accumulator (its rest columns); unused by other tiles.

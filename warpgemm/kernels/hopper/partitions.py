@@ -66,14 +66,13 @@ class GemmOperands:
     K_SERPENTINE: gl.constexpr
     WEIGHT_HINT: gl.constexpr
     EARLY_WEIGHT: gl.constexpr
-    DEFER_STORE: gl.constexpr
 
     @gluon.constexpr_function
     def __init__(self, a_desc, b_desc, c_desc, bias_ptr, partials_ptr, semaphores_ptr, out_ptr, group_table_ptr,
                  scale_a_ptr, scale_b_ptr, a_bufs, b_bufs, b_rest, ring, turns,
                  A_KMAJOR, B_KMAJOR, A_BATCHED, B_BATCHED, HAS_BIAS, SCALE, GROUP_M, SPLIT_K, CONSUMERS, SWAP_AB,
                  RAGGED_K, CLUSTER_M, B_PIECES, A_PIECES, A_PHANTOM, EDGE_SHIFT, K_SERPENTINE, WEIGHT_HINT,
-                 EARLY_WEIGHT, DEFER_STORE):
+                 EARLY_WEIGHT):
         self.a_desc = a_desc
         self.b_desc = b_desc
         self.c_desc = c_desc
@@ -108,7 +107,6 @@ class GemmOperands:
         self.K_SERPENTINE = gl.constexpr(K_SERPENTINE)
         self.WEIGHT_HINT = gl.constexpr(WEIGHT_HINT)
         self.EARLY_WEIGHT = gl.constexpr(EARLY_WEIGHT)
-        self.DEFER_STORE = gl.constexpr(DEFER_STORE)
 
     # Static tile shape, read off the operand descriptors' boxes (with SWAP_AB the output descriptor is C's, not
     # the product's: A is the caller's B transposed and the tile is stored transposed).
@@ -488,13 +486,6 @@ def wgmma_consumer(p: GemmOperands, SchedulerImpl: gl.constexpr, EpilogueImpl: g
     sched = p.scheduler(SchedulerImpl)
     epi = EpilogueImpl.create(p, sched)
     steps = 0  # ring steps taken by all units before unit i (this consumer's and the other's)
-    if p.DEFER_STORE:
-        # The finished tile waiting for its store (cast to C's dtype: half an fp32 accumulator's registers), and where
-        # it goes. Dead during the mainloop: only live from one unit's end to the next unit's first wgmma.
-        staged = gl.zeros([BM, BN], p.c_desc.dtype, acc_layout)
-        prev_batch = sched.local_count() * 0  # separate tensors: triton 3.6 loop-carries no aggregate (pipeline.py)
-        prev_m = prev_batch
-        prev_n = prev_batch
     for i in range(sched.local_count()):
         work = sched.work(i)
         if i % p.CONSUMERS == CONSUMER:
@@ -505,14 +496,7 @@ def wgmma_consumer(p: GemmOperands, SchedulerImpl: gl.constexpr, EpilogueImpl: g
                 else:
                     mbarrier.wait(p.turns.index(1), own & 1)
             pos = RingPosition.at(steps, p.ring.num_slots)
-            if p.DEFER_STORE:
-                # The previous unit's store goes out under this unit's first wgmma (deferred_mainloop).
-                acc, pos = deferred_mainloop(p, work, pos, acc_layout, epi, staged, prev_batch, prev_m, prev_n, i > 0)
-                staged = epi.stage(acc, work)
-                prev_batch = work.batch
-                prev_m = work.off_m
-                prev_n = work.off_n
-            elif BN_REST == 0:
+            if BN_REST == 0:
                 acc = gl.zeros([BM, BN], gl.float32, acc_layout)
                 for kk in range(work.k_count):
                     p.ring.wait_ready(pos)
@@ -546,34 +530,4 @@ def wgmma_consumer(p: GemmOperands, SchedulerImpl: gl.constexpr, EpilogueImpl: g
                 p.ring.mark_previous_empty(pos, pred=work.k_count > 0, CLUSTER=p.CLUSTER_M)
                 epi.store_wide(acc, rest, work)
         steps += work.k_count
-    if p.DEFER_STORE:
-        if sched.local_count() > 0:
-            epi.commit(staged, prev_batch, prev_m, prev_n)
     epi.drain()
-
-
-@gluon.jit
-def deferred_mainloop(p: GemmOperands, work, pos, acc_layout: gl.constexpr, epi, staged, prev_batch, prev_m, prev_n,
-                      has_prev):
-    """One whole tile's mainloop (one consumer, whole tiles: k_count >= 1) with the previous tile's store (`staged`,
-    bound for prev_batch, prev_m, prev_n) issued under its first wgmma: the shared-memory writes of a 128x256 tile
-    (64 KB) and their fence would otherwise leave the tensor cores idle between two tiles (DEFER_STORE,
-    gemm.defer_store). Returns the finished accumulator and the ring position after the tile."""
-    BM: gl.constexpr = p.mma_m()
-    BN: gl.constexpr = p.block_n_main()
-    acc = gl.zeros([BM, BN], gl.float32, acc_layout)
-    p.ring.wait_ready(pos)
-    acc = warpgroup_mma(p.a_tile(pos.index), p.b_tile(pos.index), acc, use_acc=False, is_async=True)
-    if has_prev:
-        epi.commit(staged, prev_batch, prev_m, prev_n)
-    acc = warpgroup_mma_wait(1, deps=(acc, ))  # returns at once (one group in flight); the loop carries a tensor
-    pos = pos.next()
-    for kk in range(1, work.k_count):
-        p.ring.wait_ready(pos)
-        acc = warpgroup_mma(p.a_tile(pos.index), p.b_tile(pos.index), acc, use_acc=True, is_async=True)
-        acc = warpgroup_mma_wait(1, deps=(acc, ))
-        p.ring.mark_previous_empty(pos, CLUSTER=p.CLUSTER_M)
-        pos = pos.next()
-    acc = warpgroup_mma_wait(0, deps=(acc, ))
-    p.ring.mark_previous_empty(pos, CLUSTER=p.CLUSTER_M)
-    return acc, pos
