@@ -1,4 +1,5 @@
 #!/bin/bash
+# Needs scripts/defer_store_probe.diff applied first (git apply; the product code was reverted after this call).
 # Session 45, call 1: a whole tile's store deferred under the next tile's first wgmma (WARPGEMM_DEFER_STORE=1,
 # gemm.defer_store). First the seeded fuzz and variant suites with it on (correctness: many tiles per program, bias,
 # edge shifts, pairs), then the setting against the default, one process a setting, alternating, after an L2 flush, on
