@@ -230,7 +230,9 @@ def test_lazily_negated_views_are_refused_or_computed_by_torch():
                        (lambda: warpgemm.matmul(a, torch._neg_view(b)), "b"),
                        (lambda: warpgemm.matmul(a, b, out=torch._neg_view(t(8, 16))), "out"),
                        (lambda: warpgemm.matmul(a, b, bias=torch._neg_view(t(16))), "bias"),
-                       (lambda: warpgemm.linear(neg_a, b.t()), "input")):
+                       (lambda: warpgemm.linear(neg_a, b.t()), "input"),
+                       (lambda: warpgemm.group_gemm([a, neg_a], [b, b]), r"list_a\[1\]"),
+                       (lambda: warpgemm.group_gemm([a], [torch._neg_view(b)]), r"list_b\[0\]")):
         with pytest.raises(TypeError, match=rf"{name} is a lazily negated view .*resolve_neg\(\)"):
             call()
     assert api._recipe_key(neg_a, b, None, None, None) is None  # so no recipe recorded for `a` can serve it
@@ -254,6 +256,11 @@ def test_a_freed_storage_is_refused_by_name():
     big.untyped_storage().resize_(1024)  # a shrunk storage: the view's rows now lie past its end
     with pytest.raises(ValueError, match="b of shape .* which has 1024"):
         warpgemm.matmul(t(8, 32), tail)
+    # group_gemm reads pointers straight off its lists: the same refusals (a freed operand crashed the process).
+    with pytest.raises(ValueError, match=r"list_b\[1\] of shape \(16, 32\) .*which has 0"):
+        warpgemm.group_gemm([t(8, 16), t(8, 16)], [t(16, 4), w])
+    with pytest.raises(ValueError, match=r"list_a\[0\] of shape \(32, 32\) .* which has 1024"):
+        warpgemm.group_gemm([tail], [t(32, 4)])
 
 
 def test_out_writes_count_as_in_place_for_autograd():
