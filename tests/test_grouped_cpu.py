@@ -163,6 +163,32 @@ def test_backward_matches_a_per_group_reference():
     assert torch.equal(a.grad[33:], torch.zeros(7, 16, dtype=BF))
 
 
+def test_backward_follows_the_forward_groups_of_decreasing_offsets():
+    """offs [12, 5, 20]: the forward raises each end to the one before ([0, 12), [12, 12), [12, 20)); the weight's
+    gradient must use the same groups (its ragged-K kernel only clamps ends: it once gave group 2 tokens 5-19)."""
+    torch.manual_seed(3)
+    a0, b0 = torch.randn(20, 8, dtype=BF), torch.randn(3, 8, 4, dtype=BF)
+    a, b = a0.clone().requires_grad_(), b0.clone().requires_grad_()
+    warpgemm.grouped_mm(a, b, torch.tensor([12, 5, 20], dtype=torch.int32)).backward(torch.ones(20, 4, dtype=BF))
+    want = torch.stack([a0[0:12].float().t().sum(1), torch.zeros(8), a0[12:20].float().t().sum(1)])
+    assert torch.allclose(b.grad.float()[:, :, 0], want, rtol=2e-2, atol=5e-2)
+
+
+def test_fp16_backward_of_an_fp32_output_does_not_overflow():
+    """grouped_mm(out_dtype=torch.float32) on fp16: gradients of 1e5 scale into fp16's range (library.py)."""
+    torch.manual_seed(4)
+    a0, b0 = (torch.randn(20, 8) * 1e-2).half(), (torch.randn(3, 8, 4) * 1e-3).half()
+    offs = torch.tensor([6, 12, 20], dtype=torch.int32)
+    grad = torch.randn(20, 4) * 1e5
+    a, b = a0.clone().requires_grad_(), b0.clone().requires_grad_()
+    warpgemm.grouped_mm(a, b, offs, out_dtype=torch.float32).backward(grad)
+    spans = [(0, 6), (6, 12), (12, 20)]
+    da = torch.cat([grad[s:e].double() @ b0[g].double().t() for g, (s, e) in enumerate(spans)])
+    db = torch.stack([a0[s:e].double().t() @ grad[s:e].double() for s, e in spans])
+    assert a.grad.isfinite().all() and b.grad.isfinite().all()
+    assert rel_error(a.grad, da) <= 2e-3 and rel_error(b.grad, db) <= 2e-3
+
+
 def test_group_gemm_mixed_problems_in_one_launch():
     torch.manual_seed(2)
     shapes = [(5, 7, 3), (33, 16, 40), (0, 8, 8), (16, 0, 8), (20, 24, 0), (64, 65, 33)]

@@ -163,6 +163,26 @@ def test_backward_matches_float64(case):
         assert rel_error(g_ours, g_ref) <= tolerance(rel_error(g_emul.to(bf), g_ref), bf)
 
 
+def test_fp16_backward_of_an_fp32_output_does_not_overflow():
+    """fp16 inputs with out_dtype=torch.float32: the fp32 gradient is scaled into fp16's range for the backward
+    GEMMs (a plain cast made 1e5 * 4 gradient entries inf and the products NaN), and fp16 gradients that fit come
+    out finite and right."""
+    g = torch.Generator().manual_seed(7)
+    a0 = (torch.randn(2, 5, 16, generator=g) * 1e-2).half()
+    b0 = (torch.randn(16, 8, generator=g) * 1e-3).half()
+    grad = torch.randn(2, 5, 8, generator=g) * 1e5
+    a, b = a0.clone().requires_grad_(), b0.clone().requires_grad_()
+    warpgemm.matmul(a, b, out_dtype=torch.float32).backward(grad)
+    ra, rb = a0.double().requires_grad_(), b0.double().requires_grad_()
+    (ra @ rb).backward(grad.double())
+    for got, want in ((a.grad, ra.grad), (b.grad, rb.grad)):
+        assert got.dtype == torch.float16 and got.isfinite().all()
+        assert rel_error(got, want) <= 2e-3
+    a = torch.randn(4, 16).half().requires_grad_()  # an all-zero gradient: zeros, not 0 / 0
+    warpgemm.matmul(a, torch.randn(16, 8).half(), out_dtype=torch.float32).backward(torch.zeros(4, 8))
+    assert torch.equal(a.grad, torch.zeros_like(a))
+
+
 def test_custom_ops_pass_opcheck():
     bf = torch.bfloat16
     a, b = torch.randn(2, 8, 16).to(bf), torch.randn(1, 16, 8).to(bf)

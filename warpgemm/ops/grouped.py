@@ -31,7 +31,9 @@ Differences from torch._grouped_mm, all deliberate:
 - Rows past offs[-1] are left unwritten, as in torch: their contents are unspecified.
 - Autograd covers every form called without out= (token form: dA with transposed experts, dB with the ragged-K
   form; ragged-K form: both gradients are token forms; 3-D x 3-D: warpgemm's bmm op); rows past offs[-1] get a
-  zero gradient. Without out= every form is a registered op, so torch.compile(fullgraph=True) traces it.
+  zero gradient. The token form's gradients use its forward's groups, also for decreasing offsets. The ragged-K
+  form's groups overlap where offsets decrease, and its gradients (token forms) then use the raised ends instead:
+  check such offs with WARPGEMM_CHECK_OFFS=1. Without out= every form is a registered op, so torch.compile(fullgraph=True) traces it.
 - CPU tensors (under the Triton interpreter) and non-Hopper GPUs take a loop over groups, which reads offs on
   the host.
 """
@@ -47,6 +49,7 @@ from ..config import GemmConfig, check_config, is_two_part, weight_layout_proble
 from ..heuristics import (GROUPED_LARGE, GROUPED_NARROW_N, GROUPED_STREAM, GROUPED_SWAP, GROUPED_SWAP_MEAN_ROWS,
                           LARGE, LARGE_TALL_BANDS, MEDIUM, SMALL, TALL_BAND_MIN_ROW_TILES)
 from . import checks
+from .library import gradient_operand
 
 _CHECK_OFFS = os.environ.get("WARPGEMM_CHECK_OFFS", "0").lower() in {"1", "true", "yes", "on"}
 
@@ -497,25 +500,39 @@ def _zero_past_end(x: torch.Tensor, offs: torch.Tensor) -> torch.Tensor:
     return x.masked_fill(past.view(-1, *([1] * (x.dim() - 1))), 0)
 
 
+def _unscaled(x: torch.Tensor, scale, dtype) -> torch.Tensor:
+    """A backward product computed on a scaled gradient (library.gradient_operand), in `dtype`."""
+    return x if scale is None else (x * scale).to(dtype)
+
+
 def _tokens_backward(ctx, grad):
     a, b, offs = ctx.saved_tensors
-    g = grad if grad.dtype == a.dtype else grad.to(a.dtype)
+    g, scale = gradient_operand(grad, a.dtype)
+    wide = torch.float32 if scale is not None else None  # products of a scaled gradient stay fp32 until unscaled
     da = db = None
     if ctx.needs_input_grad[0]:
-        da = _zero_past_end(torch.ops.warpgemm.grouped_mm_tokens(g, b.transpose(1, 2), offs, a.dtype, None), offs)
+        da = torch.ops.warpgemm.grouped_mm_tokens(g, b.transpose(1, 2), offs, wide or a.dtype, None)
+        da = _zero_past_end(_unscaled(da, scale, a.dtype), offs)
     if ctx.needs_input_grad[1]:
-        db = torch.ops.warpgemm.grouped_mm_ragged_k(a.t(), g, offs, b.dtype, None)
+        # The forward raised each end to the one before it (expert_scheduler); the ragged-K kernel only clamps, so
+        # it gets the raised ends (the same offs when they are sorted, as they should be).
+        ends = torch.cummax(offs, 0).values if offs.numel() else offs
+        db = torch.ops.warpgemm.grouped_mm_ragged_k(a.t(), g, ends, wide or b.dtype, None)
+        db = _unscaled(db, scale, b.dtype)
     return da, db, None, None, None
 
 
 def _ragged_k_backward(ctx, grad):
     a, b, offs = ctx.saved_tensors
-    g = grad if grad.dtype == a.dtype else grad.to(a.dtype)
+    g, scale = gradient_operand(grad, a.dtype)
+    wide = torch.float32 if scale is not None else None
     da = db = None
     if ctx.needs_input_grad[0]:
-        da = _zero_past_end(torch.ops.warpgemm.grouped_mm_tokens(b, g.transpose(1, 2), offs, a.dtype, None), offs).t()
+        da = torch.ops.warpgemm.grouped_mm_tokens(b, g.transpose(1, 2), offs, wide or a.dtype, None)
+        da = _zero_past_end(_unscaled(da, scale, a.dtype), offs).t()
     if ctx.needs_input_grad[1]:
-        db = _zero_past_end(torch.ops.warpgemm.grouped_mm_tokens(a.t(), g, offs, b.dtype, None), offs)
+        db = torch.ops.warpgemm.grouped_mm_tokens(a.t(), g, offs, wide or b.dtype, None)
+        db = _zero_past_end(_unscaled(db, scale, b.dtype), offs)
     return da, db, None, None, None
 
 

@@ -68,19 +68,36 @@ def _reduce_broadcast(grad_fp32: Tensor, like: Tensor) -> Tensor:
     return grad_fp32.to(like.dtype)
 
 
+def gradient_operand(grad: Tensor, dtype: torch.dtype) -> tuple[Tensor, Optional[Tensor]]:
+    """The output's gradient as an operand of the backward GEMMs (inputs of `dtype`), and the scale their fp32
+    results must be multiplied by (None: none).
+
+    An fp32 gradient (the forward ran with out_dtype=torch.float32) cast to fp16 overflows past 65504 and flushes
+    below 6e-8, though the gradients it makes may fit fp16 well: it is divided by its largest magnitude first (a
+    device scalar: no synchronization) and the products multiplied back in fp32. bf16 has fp32's range: a plain
+    cast."""
+    if grad.dtype == dtype:
+        return grad, None
+    if dtype != torch.float16 or grad.dtype != torch.float32:
+        return grad.to(dtype), None
+    amax = grad.abs().amax()
+    scale = torch.where(amax > 0, amax, torch.ones_like(amax))
+    return (grad / scale).to(dtype), scale
+
+
 def _backward(ctx, grad: Tensor):
     a, b = ctx.saved_tensors
     # dA and dB go through the same kernels; a broadcast operand's gradient is accumulated in fp32 over batches.
-    g = grad if grad.dtype == a.dtype else grad.to(a.dtype)
+    g, scale = gradient_operand(grad, a.dtype)
     da = db = dbias = None
     if ctx.needs_input_grad[0]:
-        shared = a.shape[0] == 1 and g.shape[0] != 1
-        da = torch.ops.warpgemm.bmm(g, b.transpose(1, 2), None, torch.float32 if shared else None, None)
-        da = _reduce_broadcast(da, a)
+        wide = scale is not None or (a.shape[0] == 1 and g.shape[0] != 1)
+        da = torch.ops.warpgemm.bmm(g, b.transpose(1, 2), None, torch.float32 if wide else None, None)
+        da = _reduce_broadcast(da if scale is None else da * scale, a)
     if ctx.needs_input_grad[1]:
-        shared = b.shape[0] == 1 and g.shape[0] != 1
-        db = torch.ops.warpgemm.bmm(a.transpose(1, 2), g, None, torch.float32 if shared else None, None)
-        db = _reduce_broadcast(db, b)
+        wide = scale is not None or (b.shape[0] == 1 and g.shape[0] != 1)
+        db = torch.ops.warpgemm.bmm(a.transpose(1, 2), g, None, torch.float32 if wide else None, None)
+        db = _reduce_broadcast(db if scale is None else db * scale, b)
     if ctx.needs_input_grad[2]:
         dbias = grad.sum((0, 1), dtype=torch.float32).to(ctx.bias_dtype)
     return da, db, dbias, None, None
