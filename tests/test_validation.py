@@ -422,3 +422,26 @@ def test_a_forced_hopper_backend_refuses_cpu_tensors(monkeypatch):
     monkeypatch.setattr(_env, "INTERPRET", True)  # CPU tensors pass the device check on a GPU machine too (no launch)
     with pytest.raises(RuntimeError, match="WARPGEMM_BACKEND=hopper needs an sm_90 GPU, got a CPU tensor"):
         warpgemm.matmul(t(4, 8, device="cpu"), t(8, 4, device="cpu"))
+
+
+def test_add_and_mul_refuse_a_static_out_and_check_a_forced_config_on_every_path():
+    """As matmul does: a marked weight is never written (also where torch computes the op), and a forced config is
+    checked whichever path runs (it was accepted unread off the GPU)."""
+    from warpgemm import static_weights
+    from warpgemm.config import StreamConfig
+
+    x, y, w = t(4, 8), t(4, 8), t(4, 8)
+    static_weights.mark_static(w)
+    try:
+        for call in (lambda: warpgemm.add(x, y, out=w[1:]), lambda: warpgemm.mul(x[1:], 2.0, out=w[1:]),
+                     lambda: warpgemm.mul(x, y, out=w)):
+            with pytest.raises(ValueError, match="out shares memory with a tensor marked as a static weight"):
+                call()
+    finally:
+        static_weights.mark_static(w, False)
+    assert torch.equal(warpgemm.add(x, y, out=w), x + y)  # unmarked: written
+    with pytest.raises(TypeError, match="config must be a warpgemm.StreamConfig or None, got str"):
+        warpgemm.add(x, y, config="x")
+    bad = StreamConfig(load_slots=64)
+    with pytest.raises(ValueError, match=r"config .* is invalid for torch.bfloat16 tensors"):
+        warpgemm.mul(x, y, config=bad)

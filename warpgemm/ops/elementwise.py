@@ -120,7 +120,24 @@ def _in_place_or_disjoint(out: Tensor, *inputs: Tensor) -> bool:
                for t in inputs)
 
 
+def _check_config(config, a, b) -> None:
+    """A forced config is checked on every path (as matmul's), so one the GPU would refuse is refused on the CPU and
+    on torch's fallback too."""
+    if config is None:
+        return
+    if not isinstance(config, StreamConfig):
+        raise TypeError(f"config must be a warpgemm.StreamConfig or None, got {type(config).__name__}")
+    dtype = a.dtype if isinstance(a, Tensor) else b.dtype if isinstance(b, Tensor) else None
+    reason = check_stream_config(config, dtype) if dtype in STREAM_DTYPES else None
+    if reason:
+        raise ValueError(f"config {config} is invalid for {dtype} tensors: {reason}")
+
+
 def _binary(op: str, a, b, alpha, out, config):
+    _check_config(config, a, b)
+    if isinstance(out, Tensor) and not torch.compiler.is_compiling():
+        # The README's promise for marked weights holds for every warpgemm op that writes, whichever path computes.
+        checks.check_out_not_static(out)
     if not torch.compiler.is_compiling() and (isinstance(a, Tensor) and a.is_neg() or isinstance(b, Tensor)
                                               and b.is_neg() or isinstance(out, Tensor) and out.is_neg()):
         return _TORCH_OPS[op](a, b, alpha, out)  # a lazy negation: torch applies the sign, our kernel would not
