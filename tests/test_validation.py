@@ -75,6 +75,10 @@ def test_bias_checks():
         warpgemm.matmul(t(4, 5), t(5, 3), bias=t(4))
     with pytest.raises(TypeError, match=r"bias must be torch.bfloat16 or torch.float32, got torch.float16"):
         warpgemm.matmul(t(4, 5), t(5, 3), bias=t(3, dtype=torch.float16))
+    # A 1-D b makes one column, which the output drops: the message says so instead of "the output's last dimension".
+    with pytest.raises(ValueError, match=r"bias must have shape \(1,\) \(b is 1-D: one column, which the output "
+                                         r"drops\)"):
+        warpgemm.matmul(t(4, 5), t(5), bias=t(4))
 
 
 def test_linear_checks():

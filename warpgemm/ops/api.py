@@ -32,7 +32,8 @@ def _prepare(a, b, bias, out, out_dtype, config, names):
         checks.check_tensor("bias", bias)  # before its device is read
     checks.check_devices(**{an: a, bn: b, "bias": bias, "out": out})
     shapes = matmul_shapes(a, b)
-    checks.check_bias(bias, shapes.N, a.dtype)
+    checks.check_bias(bias, shapes.N, a.dtype, "the output's last dimension" if b.dim() > 1 else
+                      f"{bn} is 1-D: one column, which the output drops")
     if out is not None:
         if tuple(out.shape) != shapes.out_shape:
             raise ValueError(f"out must have shape {shapes.out_shape}, got {tuple(out.shape)}")

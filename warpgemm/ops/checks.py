@@ -104,13 +104,15 @@ def check_devices(allow_cpu: bool = False, **tensors) -> torch.device:
     raise ValueError(f"{name0} must be a CUDA tensor, got device {dev}")
 
 
-def check_bias(bias: torch.Tensor | None, n: int, dtype: torch.dtype) -> None:
-    """bias: None, or an (n,) vector of `dtype` (the inputs', or fp8 products' output dtype) or fp32."""
+def check_bias(bias: torch.Tensor | None, n: int, dtype: torch.dtype,
+               what: str = "the output's last dimension") -> None:
+    """bias: None, or an (n,) vector of `dtype` (the inputs', or fp8 products' output dtype) or fp32. what: where n
+    comes from, for the message."""
     if bias is None:
         return
     check_tensor("bias", bias)
     if bias.dim() != 1 or bias.shape[0] != n:
-        raise ValueError(f"bias must have shape ({n},) (the output's last dimension), got {tuple(bias.shape)}")
+        raise ValueError(f"bias must have shape ({n},) ({what}), got {tuple(bias.shape)}")
     if bias.dtype not in (dtype, torch.float32):
         raise TypeError(f"bias must be {dtype} or torch.float32, got {bias.dtype}")
 

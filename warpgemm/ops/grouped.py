@@ -33,7 +33,8 @@ Differences from torch._grouped_mm, all deliberate:
   form; ragged-K form: both gradients are token forms; 3-D x 3-D: warpgemm's bmm op); rows past offs[-1] get a
   zero gradient. The token form's gradients use its forward's groups, also for decreasing offsets. The ragged-K
   form's groups overlap where offsets decrease, and its gradients (token forms) then use the raised ends instead:
-  check such offs with WARPGEMM_CHECK_OFFS=1. Without out= every form is a registered op, so torch.compile(fullgraph=True) traces it.
+  check such offs with WARPGEMM_CHECK_OFFS=1. Without out= every form is a registered op, so
+  torch.compile(fullgraph=True) traces it.
 - CPU tensors (under the Triton interpreter) and non-Hopper GPUs take a loop over groups, which reads offs on
   the host.
 """
