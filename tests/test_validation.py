@@ -449,3 +449,15 @@ def test_add_and_mul_refuse_a_static_out_and_check_a_forced_config_on_every_path
     bad = StreamConfig(load_slots=64)
     with pytest.raises(ValueError, match=r"config .* is invalid for torch.bfloat16 tensors"):
         warpgemm.mul(x, y, config=bad)
+
+
+def test_the_interpreter_path_names_a_numpy_it_cannot_run_on(monkeypatch):
+    """triton 3.6's interpreter fails on numpy >= 2.4 deep inside a kernel; warpgemm says so when imported under
+    TRITON_INTERPRET=1 (the pin lives in the test extra only)."""
+    import numpy
+
+    monkeypatch.setattr(numpy, "__version__", "2.4.0")
+    with pytest.raises(ImportError, match=r"fails on numpy >= 2.4; found numpy 2.4.0: pip install 'numpy<2.4'"):
+        _env._check_interpreter_numpy()
+    monkeypatch.setattr(numpy, "__version__", "2.3.5")
+    _env._check_interpreter_numpy()

@@ -18,6 +18,24 @@ _TRUE = {"1", "true", "yes", "on"}
 # Triton reads the variable when a kernel is decorated, so it must be set before warpgemm is imported.
 INTERPRET = os.environ.get("TRITON_INTERPRET", "0").lower() in _TRUE
 
+
+def _check_interpreter_numpy() -> None:
+    """triton 3.6's interpreter converts loop bounds with int() on 1-element arrays, which numpy >= 2.4 refuses
+    ("only 0-dimensional arrays can be converted to Python scalars" from deep inside a kernel): say so up front. The
+    pin is in the `test` extra, not the core dependencies, which GPU installs share."""
+    try:
+        import numpy
+    except ImportError:
+        return  # triton's interpreter will say that it needs numpy
+    major, minor = (int(p) for p in numpy.__version__.split(".")[:2])
+    if (major, minor) >= (2, 4):
+        raise ImportError(f"warpgemm under TRITON_INTERPRET=1 runs triton 3.6's interpreter, which fails on numpy >= "
+                          f"2.4; found numpy {numpy.__version__}: pip install 'numpy<2.4' (or the 'test' extra)")
+
+
+if INTERPRET:
+    _check_interpreter_numpy()
+
 # WARPGEMM_BACKEND=portable forces the plain-Triton kernels everywhere (debugging, non-Hopper checks); =hopper makes a
 # GEMM that cannot run the sm_90 kernels (another GPU, a CPU tensor) raise instead of falling back (the GEMM ops only).
 BACKEND = os.environ.get("WARPGEMM_BACKEND", "auto").lower()
