@@ -1,9 +1,11 @@
 """The benchmarks without a GPU: the commit a JSON records (gemm_bench.source_commit), the config a row names."""
+import json
 import os
 import shutil
 import subprocess
 
 import pytest
+import torch
 
 from warpgemm.bench.gemm_bench import source_commit
 
@@ -89,11 +91,38 @@ def test_bench_layouts_lay_out_the_operands_they_name():
         make_operands(case, torch.bfloat16, "tt", device="meta")
 
 
-def test_bench_commands_refuse_an_unknown_layout_before_looking_for_a_gpu():
+def test_bench_commands_refuse_a_bad_option_before_looking_for_a_gpu():
+    """A typo is reported as one (naming the option, the choices and the value), not as a missing GPU."""
     from typer.testing import CliRunner
 
     from warpgemm.cli import app
 
-    for args in (["bench", "dense", "--layout", "tt"], ["bench", "sweep", "--layout", "tt"]):
-        res = CliRunner().invoke(app, args)
-        assert res.exit_code == 2 and "layout must be one of nt, nn, tn, got 'tt'" in res.output, res.output
+    cases = [(["bench", "dense", "--layout", "tt"], "--layout", "must be one of nt, nn, tn, got 'tt'"),
+             (["bench", "sweep", "--layout", "tt"], "--layout", "must be one of nt, nn, tn, got 'tt'"),
+             (["bench", "mid", "--dtype", "fp64"], "--dtype", "must be one of bf16, fp16, got 'fp64'"),
+             (["bench", "sweep", "--suite", "big"], "--suite", "got 'big'"),
+             (["bench", "fp8", "--scaling", "blockwise"], "--scaling", "must be one of tensorwise, rowwise"),
+             (["bench", "fp8", "--suite", "big"], "--suite", "got 'big'"),
+             (["bench", "groups", "--tile", "huge"], "--tile", "must be one of small, medium, large, got 'huge'"),
+             (["bench", "decode", "--m", "0,-3"], "--m", "M values must be positive, got '0,-3'"),
+             (["bench", "decode", "--m", "four"], "--m", "expected comma-separated integers, got 'four'"),
+             (["bench", "overhead", "--size", "-1"], "--size", "must be positive, got -1")]
+    for args, option, message in cases:
+        res = CliRunner().invoke(app, args, terminal_width=200)
+        assert res.exit_code == 2 and option in res.output and message in res.output, (args, res.output)
+        assert "needs an NVIDIA Hopper GPU" not in res.output
+
+
+def test_check_writes_its_json_on_a_cpu_machine_too(tmp_path):
+    from typer.testing import CliRunner
+
+    from warpgemm import _env
+    from warpgemm.cli import app
+
+    if torch.cuda.is_available() or not _env.INTERPRET:
+        pytest.skip("the CPU demo runs where there is no GPU, under the Triton interpreter")
+    path = tmp_path / "check.json"
+    res = CliRunner().invoke(app, ["check", "--json", str(path)], terminal_width=200)
+    assert res.exit_code == 0, res.output
+    cases = json.loads(path.read_text())["cases"]
+    assert len(cases) == 3 and all(c["rel_error"] < 1e-2 for c in cases)

@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from . import _env
+from .bench.suites import GEMM_SUITES
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="warpgemm: warp-specialized Hopper GEMMs, measured against torch on the same GPU.")
@@ -40,7 +41,8 @@ def _no_gpu_notice(what: str) -> None:
     raise typer.Exit(2)
 
 
-def _cpu_demo() -> None:
+def _cpu_demo() -> list:
+    """The portable kernel on a few shapes under the interpreter: a table, and its rows (for --json)."""
     import warpgemm
     from .testing import matmul_reference, rel_error
 
@@ -48,12 +50,15 @@ def _cpu_demo() -> None:
     for col in ("shape", "layout", "rel. error vs float64"):
         table.add_column(col)
     g = torch.Generator().manual_seed(0)
+    rows = []
     for m, n, k in [(33, 17, 40), (64, 64, 64), (7, 65, 31)]:
         a = torch.randn(m, k, generator=g).to(torch.bfloat16)
         w = torch.randn(n, k, generator=g).to(torch.bfloat16)
-        out = warpgemm.matmul(a, w.T)
-        table.add_row(f"{m}x{n}x{k}", "A row-major, B = W.T", f"{rel_error(out, matmul_reference(a, w.T)):.2e}")
+        err = rel_error(warpgemm.matmul(a, w.T), matmul_reference(a, w.T))
+        rows.append({"shape": f"{m}x{n}x{k}", "layout": "A row-major, B = W.T", "rel_error": err})
+        table.add_row(rows[-1]["shape"], rows[-1]["layout"], f"{err:.2e}")
     console.print(table)
+    return rows
 
 
 def _write_json(path: Optional[Path], payload: dict) -> None:
@@ -86,17 +91,28 @@ def _print_gemm_table(res: dict) -> None:
     console.print(table)
 
 
+def _check_choice(option: str, value, choices) -> None:
+    """An option's typo is reported as one on any machine, before the GPU is looked for (not as a missing GPU)."""
+    if value not in choices:
+        raise typer.BadParameter(f"must be one of {', '.join(choices)}, got {value!r}", param_hint=option)
+
+
 def _check_layout(layout: str) -> None:
-    """A bench layout typo is reported as one on any machine, before the GPU is looked for."""
     from .bench.gemm_bench import LAYOUTS
 
-    if layout not in LAYOUTS:
-        raise typer.BadParameter(f"layout must be one of {', '.join(LAYOUTS)}, got {layout!r}")
+    _check_choice("--layout", layout, LAYOUTS)
+
+
+def _check_dtype(dtype: str) -> None:
+    from .bench.gemm_bench import DTYPES
+
+    _check_choice("--dtype", dtype, DTYPES)
 
 
 def _bench_gemm(suite: str, dtype: str, layout: str, rounds: int, calibrate: bool, json_path: Optional[Path],
                 back_to_back: bool = False):
     _check_layout(layout)
+    _check_dtype(dtype)
     if not _has_hopper():
         _no_gpu_notice(f"bench {suite}")
         return
@@ -171,14 +187,16 @@ def _parse_configs(configs: Optional[str]):
 
 
 @bench_app.command("sweep")
-def bench_sweep(suite: str = typer.Option("mid", help="dense, mid, odd or quick"), dtype: str = _DTYPE_OPT,
+def bench_sweep(suite: str = typer.Option("mid", help=", ".join(GEMM_SUITES)), dtype: str = _DTYPE_OPT,
                 layout: str = _LAYOUT_OPT,
                 configs: Optional[str] = typer.Option(None, help="comma-separated config names (default: all)"),
                 rounds: int = typer.Option(1, help="rounds per config (medians)"),
                 json_path: Optional[Path] = _JSON_OPT):
     """Every candidate config on every shape of a suite, each against cuBLAS: what the heuristics rest on."""
     chosen = _parse_configs(configs)  # a bad name is reported before the GPU is looked for
+    _check_choice("--suite", suite, GEMM_SUITES)
     _check_layout(layout)
+    _check_dtype(dtype)
     if not _has_hopper():
         _no_gpu_notice("bench sweep")
         return
@@ -204,12 +222,20 @@ def bench_decode(rounds: int = typer.Option(5, help="alternating timing rounds p
     """Decode: x (M = 1-64 rows, or those of --m) @ W.T for the six LLM weights, bandwidth vs F.linear, weights
     cold in L2."""
     chosen = _parse_configs(configs)
+    ms = None
+    if m:
+        try:
+            ms = tuple(dict.fromkeys(int(v) for v in m.split(",")))
+        except ValueError:
+            raise typer.BadParameter(f"expected comma-separated integers, got {m!r}", param_hint="--m") from None
+        if min(ms) < 1:
+            raise typer.BadParameter(f"M values must be positive, got {m!r}", param_hint="--m")
     if not _has_hopper():
         _no_gpu_notice("bench decode")
         return
     from .bench.decode_bench import DECODE_M, decode_cases, run_decode_suite
 
-    ms = DECODE_M if not m else tuple(dict.fromkeys(int(v) for v in m.split(",")))
+    ms = ms or DECODE_M
     res = run_decode_suite(rounds=rounds, configs=chosen, eager=eager, cases=decode_cases(ms),
                            progress=lambda s: console.print(s, highlight=False), static_weights=static_weights)
     _print_table("bench decode (bf16, CUDA graphs, weights cold in L2" + (", static)" if static_weights else ")"),
@@ -259,6 +285,8 @@ def bench_fp8(suite: str = typer.Option("dense", help="dense, mid, odd, quick; d
               scaling: str = typer.Option("tensorwise", help="tensorwise or rowwise scales"),
               rounds: int = _ROUNDS_OPT, json_path: Optional[Path] = _JSON_OPT):
     """scaled_mm vs torch._scaled_mm (e4m3 in, bf16 out, weight as W.T) on a GEMM suite's shapes."""
+    _check_choice("--suite", suite, GEMM_SUITES)
+    _check_choice("--scaling", scaling, ("tensorwise", "rowwise"))
     if not _has_hopper():
         _no_gpu_notice("bench fp8")
         return
@@ -282,6 +310,8 @@ def bench_groups(rounds: int = typer.Option(5, help="alternating timing rounds")
                                                     "or large (default: chosen per call)"),
                  json_path: Optional[Path] = _JSON_OPT):
     """group_gemm on 4-64 mixed small problems vs a loop of torch.matmul, eager wall time on both sides."""
+    if tile is not None:
+        _check_choice("--tile", tile, ("small", "medium", "large"))
     if not _has_hopper():
         _no_gpu_notice("bench groups")
         return
@@ -324,6 +354,8 @@ def bench_elementwise(
 @bench_app.command("overhead")
 def bench_overhead(size: int = typer.Option(256), json_path: Optional[Path] = typer.Option(None, "--json")):
     """Eager host overhead per call (a problem small enough that the CPU is the bottleneck)."""
+    if size < 1:
+        raise typer.BadParameter(f"must be positive, got {size}", param_hint="--size")
     if not _has_hopper():
         _no_gpu_notice("bench overhead")
         return
@@ -343,8 +375,7 @@ def bench_overhead(size: int = typer.Option(256), json_path: Optional[Path] = ty
 
 
 @app.command()
-def tune(suite: Optional[str] = typer.Option(None, help="tune every shape of a suite: dense, mid, odd, quick or "
-                                                        "decode"),
+def tune(suite: Optional[str] = typer.Option(None, help="tune every shape of a suite: " + ", ".join(GEMM_SUITES)),
          shapes: Optional[str] = typer.Option(None, help="comma-separated MxNxK shapes to tune"),
          dtype: str = _DTYPE_OPT, layout: str = _LAYOUT_OPT,
          rep_ms: int = typer.Option(25, help="do_bench time per candidate (ms)"),
@@ -371,7 +402,7 @@ def tune(suite: Optional[str] = typer.Option(None, help="tune every shape of a s
     if (suite is None) == (shapes is None):
         raise typer.BadParameter("give exactly one of --suite or --shapes (or --show / --clear)")
     from .bench.gemm_bench import DTYPES, make_operands
-    from .bench.suites import GEMM_SUITES, GemmCase
+    from .bench.suites import GemmCase
 
     if suite is not None:
         if suite not in GEMM_SUITES:
@@ -441,7 +472,7 @@ def check(json_path: Optional[Path] = typer.Option(None, "--json")):
             _no_gpu_notice("check")
         console.print(f"[yellow]check runs the sm_90 kernels: {_no_hopper_reason()}. The portable kernels under the "
                       "Triton interpreter on small shapes instead:[/yellow]")
-        _cpu_demo()
+        _write_json(json_path, {"path": "portable (Triton interpreter, CPU)", "cases": _cpu_demo()})
         return
     from .testing import check_matrix
 
