@@ -591,3 +591,16 @@ def test_swap_rows_past_1000_rows_only_in_place_of_one_warpgroup_128x128_tiles()
     with mock.patch.object(swap_rows, "SWAP_WIDE_ROWS_ENABLED", False):
         assert chosen(2659, 2296, 1488) == medium
     gemm_impl.forget_plans()
+
+
+def test_explain_reads_the_layout_of_out():
+    """explain(out=...) plans C as matmul(out=...) writes it: a transposed or gapped out is staged, one that does not
+    fold to (batch, M, N) is computed aside and copied (it once described a fresh contiguous C whatever out was)."""
+    import warpgemm
+
+    a, w = meta(256, 512), meta(1024, 512)
+    assert "C written in place" in warpgemm.explain(a, w.T, out=meta(256, 1024))
+    assert "C staged through a padded buffer" in warpgemm.explain(a, w.T, out=meta(1024, 256).T)
+    assert "C staged through a padded buffer" in warpgemm.explain(a, w.T, out=meta(256, 2048)[:, ::2])
+    text = warpgemm.explain(meta(2, 256, 512), w.T, out=meta(256, 2, 1024).transpose(0, 1))
+    assert text.startswith("out's strides do not fold to (batch, M, N): computed into a temporary")

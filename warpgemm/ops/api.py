@@ -210,7 +210,15 @@ def explain(a: torch.Tensor, b: torch.Tensor, *, out: torch.Tensor | None = None
     """Say which path and config `matmul(a, b, ...)` would run and why, without running it."""
     shapes, out_dtype = _prepare(a, b, bias, out, out_dtype, config, ("a", "b"))
     a3, b3 = to_batched(shapes)
-    c3 = torch.empty((batch_count(a3, b3), a3.shape[1], b3.shape[2]), dtype=out_dtype, device="meta")
+    c_shape = (batch_count(a3, b3), a3.shape[1], b3.shape[2])
+    aside = torch.empty(c_shape, dtype=out_dtype, device="meta")
+    if out is None:
+        return explain_bmm(a3, b3, aside, config)
+    try:
+        c3 = out.view(c_shape)  # as matmul(out=) takes it: its layout decides how C is written
+    except RuntimeError:
+        return ("out's strides do not fold to (batch, M, N): computed into a temporary, then copied into out; "
+                + explain_bmm(a3, b3, aside, config))
     return explain_bmm(a3, b3, c3, config)
 
 
