@@ -171,7 +171,7 @@ def test_backward_follows_the_forward_groups_of_decreasing_offsets():
     a, b = a0.clone().requires_grad_(), b0.clone().requires_grad_()
     warpgemm.grouped_mm(a, b, torch.tensor([12, 5, 20], dtype=torch.int32)).backward(torch.ones(20, 4, dtype=BF))
     want = torch.stack([a0[0:12].float().t().sum(1), torch.zeros(8), a0[12:20].float().t().sum(1)])
-    assert torch.allclose(b.grad.float()[:, :, 0], want, rtol=2e-2, atol=5e-2)
+    assert torch.allclose(b.grad.float(), want.unsqueeze(2).expand(3, 8, 4), rtol=2e-2, atol=5e-2)
 
 
 def test_fp16_backward_of_an_fp32_output_does_not_overflow():
@@ -187,6 +187,15 @@ def test_fp16_backward_of_an_fp32_output_does_not_overflow():
     db = torch.stack([a0[s:e].double().t() @ grad[s:e].double() for s, e in spans])
     assert a.grad.isfinite().all() and b.grad.isfinite().all()
     assert rel_error(a.grad, da) <= 2e-3 and rel_error(b.grad, db) <= 2e-3
+    # The 2-D x 2-D form (groups along K: x (M, T), y (T, N)), whose gradients are token-form products.
+    x0, y0 = (torch.randn(8, 20) * 1e-2).half(), (torch.randn(20, 4) * 1e-3).half()
+    grad = torch.randn(3, 8, 4) * 1e5
+    x, y = x0.clone().requires_grad_(), y0.clone().requires_grad_()
+    warpgemm.grouped_mm(x, y, offs, out_dtype=torch.float32).backward(grad)
+    dx = torch.cat([grad[g].double() @ y0[s:e].double().t() for g, (s, e) in enumerate(spans)], 1)
+    dy = torch.cat([x0[:, s:e].double().t() @ grad[g].double() for g, (s, e) in enumerate(spans)])
+    assert x.grad.isfinite().all() and rel_error(x.grad, dx) <= 2e-3
+    assert y.grad.isfinite().all() and rel_error(y.grad, dy) <= 2e-3
 
 
 def test_group_gemm_mixed_problems_in_one_launch():

@@ -181,6 +181,19 @@ def test_fp16_backward_of_an_fp32_output_does_not_overflow():
     a = torch.randn(4, 16).half().requires_grad_()  # an all-zero gradient: zeros, not 0 / 0
     warpgemm.matmul(a, torch.randn(16, 8).half(), out_dtype=torch.float32).backward(torch.zeros(4, 8))
     assert torch.equal(a.grad, torch.zeros_like(a))
+    # One large entry (within fp16's range) must not cost the other rows their precision: a scale to the largest
+    # magnitude made them 3x less precise than the plain cast; a power of two that keeps fp16's range does not.
+    a0, b0 = torch.randn(16, 32, generator=g).half(), torch.randn(32, 24, generator=g).half()
+    grad = torch.randn(16, 24, generator=g)
+    grad[0, 0] = 5e4
+    a = a0.clone().requires_grad_()
+    warpgemm.matmul(a, b0, out_dtype=torch.float32).backward(grad)
+    want = grad.double() @ b0.double().t()
+    assert rel_error(a.grad[1:], want[1:]) <= 4e-4
+    grad[0, 0] = float("inf")  # an inf stays in its own row (it once made every row NaN)
+    a = a0.clone().requires_grad_()
+    warpgemm.matmul(a, b0, out_dtype=torch.float32).backward(grad)
+    assert a.grad[1:].isfinite().all() and not a.grad[0].isfinite().all()
 
 
 def test_custom_ops_pass_opcheck():

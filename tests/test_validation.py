@@ -456,8 +456,14 @@ def test_the_interpreter_path_names_a_numpy_it_cannot_run_on(monkeypatch):
     TRITON_INTERPRET=1 (the pin lives in the test extra only)."""
     import numpy
 
-    monkeypatch.setattr(numpy, "__version__", "2.4.0")
-    with pytest.raises(ImportError, match=r"fails on numpy >= 2.4; found numpy 2.4.0: pip install 'numpy<2.4'"):
+    import triton
+
+    monkeypatch.setattr(triton, "__version__", "3.6.0")
+    monkeypatch.setattr(numpy, "__version__", "2.4.0rc1")
+    with pytest.raises(ImportError, match=r"fails on numpy >= 2.4; found numpy 2.4.0rc1: pip install 'numpy<2.4'"):
         _env._check_interpreter_numpy()
     monkeypatch.setattr(numpy, "__version__", "2.3.5")
+    _env._check_interpreter_numpy()
+    monkeypatch.setattr(numpy, "__version__", "2.4.0")
+    monkeypatch.setattr(triton, "__version__", "3.7.0")  # not refused where another triton may have fixed it
     _env._check_interpreter_numpy()

@@ -19,16 +19,22 @@ _TRUE = {"1", "true", "yes", "on"}
 INTERPRET = os.environ.get("TRITON_INTERPRET", "0").lower() in _TRUE
 
 
+def _version(text: str) -> tuple[int, int]:
+    major, minor = (int("".join(c for c in p if c.isdigit()) or 0) for p in (text.split(".") + ["0"])[:2])
+    return major, minor
+
+
 def _check_interpreter_numpy() -> None:
     """triton 3.6's interpreter converts loop bounds with int() on 1-element arrays, which numpy >= 2.4 refuses
     ("only 0-dimensional arrays can be converted to Python scalars" from deep inside a kernel): say so up front. The
-    pin is in the `test` extra, not the core dependencies, which GPU installs share."""
+    pin is in the `test` extra, not the core dependencies, which GPU installs share. Only for triton 3.6 (the project's
+    pin), so that a later triton that fixes its interpreter is not refused."""
     try:
         import numpy
+        import triton
     except ImportError:
-        return  # triton's interpreter will say that it needs numpy
-    major, minor = (int(p) for p in numpy.__version__.split(".")[:2])
-    if (major, minor) >= (2, 4):
+        return  # triton's interpreter will say what it needs
+    if _version(triton.__version__) == (3, 6) and _version(numpy.__version__) >= (2, 4):
         raise ImportError(f"warpgemm under TRITON_INTERPRET=1 runs triton 3.6's interpreter, which fails on numpy >= "
                           f"2.4; found numpy {numpy.__version__}: pip install 'numpy<2.4' (or the 'test' extra)")
 

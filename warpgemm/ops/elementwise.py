@@ -135,12 +135,13 @@ def _check_config(config, a, b) -> None:
 
 def _binary(op: str, a, b, alpha, out, config):
     _check_config(config, a, b)
-    if isinstance(out, Tensor) and not torch.compiler.is_compiling():
-        # The README's promise for marked weights holds for every warpgemm op that writes, whichever path computes.
-        checks.check_out_not_static(out)
-    if not torch.compiler.is_compiling() and (isinstance(a, Tensor) and a.is_neg() or isinstance(b, Tensor)
-                                              and b.is_neg() or isinstance(out, Tensor) and out.is_neg()):
-        return _TORCH_OPS[op](a, b, alpha, out)  # a lazy negation: torch applies the sign, our kernel would not
+    if not torch.compiler.is_compiling():
+        if isinstance(out, Tensor) and out.layout == torch.strided:  # (another layout: check_tensor names it below)
+            # The README's promise for marked weights holds for every op that writes, whichever path computes.
+            checks.check_out_not_static(out)
+        if (isinstance(a, Tensor) and a.is_neg() or isinstance(b, Tensor) and b.is_neg()
+                or isinstance(out, Tensor) and out.is_neg()):
+            return _TORCH_OPS[op](a, b, alpha, out)  # a lazy negation: torch applies the sign, our kernel would not
     if isinstance(a, Tensor) and isinstance(b, _SCALARS) or isinstance(b, Tensor) and isinstance(a, _SCALARS):
         # torch.add(x, 2.0): a Python number on one side (torch's type promotion and broadcasting decide the
         # result); the stream kernels take two tensors, so torch computes it.

@@ -61,28 +61,35 @@ def _setup_context(ctx, inputs, output):
     ctx.bias_dtype = None if bias is None else bias.dtype
 
 
-def _reduce_broadcast(grad_fp32: Tensor, like: Tensor) -> Tensor:
-    """A gradient computed per batch, summed over the batches an operand was broadcast across."""
-    if like.shape[0] == 1 and grad_fp32.shape[0] != 1:
-        grad_fp32 = grad_fp32.sum(0, keepdim=True)
-    return grad_fp32.to(like.dtype)
-
-
 def gradient_operand(grad: Tensor, dtype: torch.dtype) -> tuple[Tensor, Optional[Tensor]]:
     """The output's gradient as an operand of the backward GEMMs (inputs of `dtype`), and the scale their fp32
     results must be multiplied by (None: none).
 
     An fp32 gradient (the forward ran with out_dtype=torch.float32) cast to fp16 overflows past 65504 and flushes
-    below 6e-8, though the gradients it makes may fit fp16 well: it is divided by its largest magnitude first (a
-    device scalar: no synchronization) and the products multiplied back in fp32. bf16 has fp32's range: a plain
-    cast."""
+    below 6e-8, though the gradients it makes may fit fp16 well. So it is divided by the power of two that brings its
+    largest magnitude into [2^14, 2^15) (a device scalar: no synchronization; exact, and it keeps fp16's whole normal
+    range below the largest entry), and the products are multiplied back in fp32. A gradient holding inf or NaN, or
+    all zeros, keeps the plain cast. bf16 has fp32's range: a plain cast."""
     if grad.dtype == dtype:
         return grad, None
     if dtype != torch.float16 or grad.dtype != torch.float32:
         return grad.to(dtype), None
     amax = grad.abs().amax()
-    scale = torch.where(amax > 0, amax, torch.ones_like(amax))
+    usable = torch.isfinite(amax) & (amax > 0)
+    # The exponent at least -126: a scale in fp32's normal range (a gradient of denormals stays finite).
+    scale = torch.where(usable, torch.exp2((torch.floor(torch.log2(amax)) - 14).clamp(min=-126)),
+                        torch.ones_like(amax))
     return (grad / scale).to(dtype), scale
+
+
+def finish_gradient(grad_fp32: Tensor, like: Tensor, scale: Optional[Tensor]) -> Tensor:
+    """A backward product (fp32 where scaled or broadcast) as `like`'s gradient: summed over the batches `like` was
+    broadcast across, multiplied back by the gradient's scale (after the sum: a smaller tensor), in like's dtype."""
+    if like.shape[0] == 1 and grad_fp32.shape[0] != 1:
+        grad_fp32 = grad_fp32.sum(0, keepdim=True)
+    if scale is not None:
+        grad_fp32 = grad_fp32 * scale
+    return grad_fp32.to(like.dtype)
 
 
 def _backward(ctx, grad: Tensor):
@@ -92,12 +99,12 @@ def _backward(ctx, grad: Tensor):
     da = db = dbias = None
     if ctx.needs_input_grad[0]:
         wide = scale is not None or (a.shape[0] == 1 and g.shape[0] != 1)
-        da = torch.ops.warpgemm.bmm(g, b.transpose(1, 2), None, torch.float32 if wide else None, None)
-        da = _reduce_broadcast(da if scale is None else da * scale, a)
+        da = finish_gradient(torch.ops.warpgemm.bmm(g, b.transpose(1, 2), None, torch.float32 if wide else None,
+                                                    None), a, scale)
     if ctx.needs_input_grad[1]:
         wide = scale is not None or (b.shape[0] == 1 and g.shape[0] != 1)
-        db = torch.ops.warpgemm.bmm(a.transpose(1, 2), g, None, torch.float32 if wide else None, None)
-        db = _reduce_broadcast(db if scale is None else db * scale, b)
+        db = finish_gradient(torch.ops.warpgemm.bmm(a.transpose(1, 2), g, None, torch.float32 if wide else None,
+                                                    None), b, scale)
     if ctx.needs_input_grad[2]:
         dbias = grad.sum((0, 1), dtype=torch.float32).to(ctx.bias_dtype)
     return da, db, dbias, None, None
