@@ -405,8 +405,7 @@ def tune(suite: Optional[str] = typer.Option(None, help="tune every shape of a s
     from .bench.suites import GemmCase
 
     if suite is not None:
-        if suite not in GEMM_SUITES:
-            raise typer.BadParameter(f"suite must be one of {', '.join(GEMM_SUITES)}, got {suite!r}")
+        _check_choice("--suite", suite, GEMM_SUITES)
         cases = GEMM_SUITES[suite]()
     else:
         try:
@@ -415,8 +414,7 @@ def tune(suite: Optional[str] = typer.Option(None, help="tune every shape of a s
             raise typer.BadParameter(f"shapes must look like 4096x4096x4096,128x14336x4096; got {shapes!r}")
         if any(min(c) < 1 for c in cases):
             raise typer.BadParameter(f"shapes must have sizes >= 1, got {shapes!r}")
-    if dtype not in DTYPES:
-        raise typer.BadParameter(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
+    _check_dtype(dtype)
     _check_layout(layout)
     # The arguments are checked first: a typo is reported as one on any machine.
     if not _has_hopper():
