@@ -328,6 +328,38 @@ def test_backward():
     assert torch.equal(a.grad[start:], torch.zeros_like(a.grad[start:]))
 
 
+def test_decreasing_offsets_give_both_forms_and_their_gradients_the_same_groups():
+    """offs [300, 120, 700, 650, 900]: every form raises each end to the one before it, so the groups are
+    [0, 300), [300, 300), [300, 700), [700, 700), [700, 900) in each forward and in the gradients (the ragged-K
+    kernel is the token form's dB and the token kernel the ragged-K form's dA and dB)."""
+    g = torch.Generator(device=DEV).manual_seed(9)
+    T, K, N = 960, 128, 192
+    offs_list = [300, 120, 700, 650, 900]
+    spans = [(0, 300), (300, 300), (300, 700), (700, 700), (700, 900)]
+    offs = torch.tensor(offs_list, device=DEV, dtype=torch.int32)
+    a0, b0, grad = rand(T, K, g=g), rand(len(spans), K, N, g=g), rand(T, N, g=g)
+    a, b = a0.clone().requires_grad_(), b0.clone().requires_grad_()
+    warpgemm.grouped_mm(a, b, offs).backward(grad)
+    da = torch.zeros(T, K, device=DEV, dtype=torch.float64)
+    for i, (s, e) in enumerate(spans):
+        da[s:e] = grad[s:e].double() @ b0[i].double().t()
+    db = torch.stack([a0[s:e].double().t() @ grad[s:e].double() for s, e in spans])
+    assert rel_error(a.grad, da) < 1e-2 and rel_error(b.grad, db) < 1e-2
+    # The 2-D x 2-D form: x (K, T) and y (T, N), out (G, K, N).
+    x0, y0, gout = a0.t().contiguous(), grad, rand(len(spans), K, N, g=g)
+    x, y = x0.clone().requires_grad_(), y0.clone().requires_grad_()
+    out = warpgemm.grouped_mm(x, y, offs)
+    want = torch.stack([x0[:, s:e].double() @ y0[s:e].double() for s, e in spans])
+    assert rel_error(out, want) < 1e-2 and torch.equal(out[1], torch.zeros_like(out[1]))
+    out.backward(gout)
+    dx = torch.zeros(K, T, device=DEV, dtype=torch.float64)
+    dy = torch.zeros(T, N, device=DEV, dtype=torch.float64)
+    for i, (s, e) in enumerate(spans):
+        dx[:, s:e] = gout[i].double() @ y0[s:e].double().t()
+        dy[s:e] = x0[:, s:e].double().t() @ gout[i].double()
+    assert rel_error(x.grad, dx) < 1e-2 and rel_error(y.grad, dy) < 1e-2
+
+
 def test_compiled_forward_and_backward_match_eager():
     """torch.compile (inductor, fullgraph) over the token form and its backward (the ragged-K form for dB): the
     same kernels, so the same bits as eager."""
@@ -372,15 +404,16 @@ def test_group_gemm_mixed_shapes_and_views():
 # CUDA-graph replay with new offsets, determinism, many groups.
 
 def ragged_reference(a, b, offs_list):
-    """fp32 per group over the kernel's clamped bounds: start = clamp(offs[g-1]), end = clamp(offs[g]) or empty."""
+    """fp32 per group over the kernel's bounds: each end raised to the one before it (0 for the first), clamped
+    to [0, T]; a group starts where the one before it ends."""
     T = a.shape[1]
     out = torch.zeros(len(offs_list), a.shape[0], b.shape[1], device=DEV)
-    prev = 0
+    start = 0
     for i, o in enumerate(offs_list):
-        start, end = min(max(prev, 0), T), min(max(o, 0), T)
+        end = min(max(o, start), T)
         if end > start:
             out[i] = a[:, start:end].float() @ b[start:end].float()
-        prev = o
+        start = end
     return out
 
 
@@ -517,13 +550,16 @@ def test_ragged_k_forced_configs_it_cannot_run_are_refused():
                 warpgemm.grouped_mm(x.t(), dy, offs, config=cfg)
 
 
-def test_ragged_k_bad_offsets_stay_inside_the_output():
-    """Decreasing, negative and past-T offsets: each group sums its clamped range (or nothing), and nothing is
-    written outside the output (guard rows around it stay NaN)."""
+@pytest.mark.parametrize("lead", [0, 64, 300, 4100], ids=["one-chunk", "two-chunks", "five-chunks", "host-raised"])
+def test_ragged_k_bad_offsets_stay_inside_the_output(lead):
+    """Decreasing, negative and past-T offsets: each group sums its sanitized range (or nothing), and nothing is
+    written outside the output (guard rows around it stay NaN). lead: sorted groups before them, so the kernel
+    raises the ends over one, two or five chunks of 64 (ragged_k.OffsRaggedKScheduler), and past
+    RAGGED_OFFS_GROUPS_MAX groups the host does (torch.cummax)."""
     g = torch.Generator(device=DEV).manual_seed(6)
     T, M, N = 300, 128, 256
     x, dy = rand(T, M, g=g), rand(T, N, g=g)
-    offs_list = [100, 50, -20, 250, 1000, 120, 299, 300, 2 ** 31 - 1]
+    offs_list = [i * 150 // lead for i in range(lead)] + [100, 50, -20, 250, 1000, 120, 299, 300, 2 ** 31 - 1]
     offs = torch.tensor(offs_list, device=DEV, dtype=torch.int32)
     G = len(offs_list)
     guarded = torch.full((G + 2, M, N), float("nan"), device=DEV, dtype=BF)

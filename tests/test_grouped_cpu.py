@@ -85,18 +85,37 @@ def test_ragged_k_form_refuses_configs_it_cannot_run():
             warpgemm.grouped_mm(x.t(), dy, offs, config=cfg)
 
 
-def test_ragged_k_bounds_clamp_each_group():
-    """The loop path's copy of the kernel's rule: start = clamp(offs[g-1]), end = clamp(offs[g]), empty below."""
-    from warpgemm.ops.grouped import _ragged_bounds
+def test_ragged_k_groups_raise_each_end_to_the_one_before():
+    """The loop path's copy of the kernel's rule, as the token forms': start = the largest end before the group,
+    end = the larger of that and offs[g], both clamped to [0, T]; a decreasing offset makes an empty group."""
+    from warpgemm.ops.grouped import _sanitized_bounds
 
     offs = torch.tensor([100, 50, -20, 250, 1000, 120, 299], dtype=torch.int32)
-    assert _ragged_bounds(offs, 300) == [(0, 100), (100, 100), (50, 50), (0, 250), (250, 300), (300, 300),
-                                         (120, 299)]
+    assert _sanitized_bounds(offs, 300) == [(0, 100), (100, 100), (100, 100), (100, 250), (250, 300), (300, 300),
+                                            (300, 300)]
     x, dy = torch.randn(8, 300, dtype=BF), torch.randn(300, 4, dtype=BF)
     out = warpgemm.grouped_mm(x, dy, offs)
-    for g, (s, e) in enumerate(_ragged_bounds(offs, 300)):
+    for g, (s, e) in enumerate(_sanitized_bounds(offs, 300)):
         want = x[:, s:e].float() @ dy[s:e].float()
         assert torch.allclose(out[g].float(), want, rtol=2e-2, atol=1e-1), g
+
+
+def test_ragged_k_gradients_follow_the_forward_groups_of_decreasing_offsets():
+    """offs [12, 5, 20] on the 2-D x 2-D form: groups [0, 12), [12, 12), [12, 20) in the forward and both
+    gradients (token-form products), so each token's gradient comes from the one group that summed it."""
+    torch.manual_seed(5)
+    x0, y0 = torch.randn(8, 20, dtype=BF), torch.randn(20, 4, dtype=BF)
+    offs = torch.tensor([12, 5, 20], dtype=torch.int32)
+    x, y = x0.clone().requires_grad_(), y0.clone().requires_grad_()
+    out = warpgemm.grouped_mm(x, y, offs)
+    spans = [(0, 12), (12, 12), (12, 20)]
+    fwd = torch.stack([x0[:, s:e].double() @ y0[s:e].double() for s, e in spans])
+    assert rel_error(out, fwd) <= 1e-2 and torch.equal(out[1], torch.zeros(8, 4, dtype=BF))
+    grad = torch.randn(3, 8, 4, dtype=BF)
+    out.backward(grad)
+    dx = torch.cat([grad[g].double() @ y0[s:e].double().t() for g, (s, e) in enumerate(spans)], 1)
+    dy = torch.cat([x0[:, s:e].double().t() @ grad[g].double() for g, (s, e) in enumerate(spans)])
+    assert rel_error(x.grad, dx) <= 1e-2 and rel_error(y.grad, dy) <= 1e-2
 
 
 def test_ragged_k_tile_follows_tokens_and_output_size():

@@ -23,18 +23,15 @@ Forms (G groups; `offs` an int32 tensor of cumulative END offsets, on the operan
 
 Differences from torch._grouped_mm, all deliberate:
 - Any number of groups (torch stops below 1024), any T, K, N (operands TMA cannot read are copied first).
-- Bad offsets never read or write outside the operands and the output: in the token forms each end is raised to
-  the previous one and clamped to [0, T] on the device; in the 2-D x 2-D form each group's start and end are
-  clamped to [0, T] and a group whose end is below its start is empty. WARPGEMM_CHECK_OFFS=1 checks offs on the
-  host instead (a synchronization) and raises.
+- Bad offsets never read or write outside the operands and the output: in every form with offs each end is raised
+  to the previous one and clamped to [0, T] on the device, so a decreasing offset makes an empty group and groups
+  never overlap. WARPGEMM_CHECK_OFFS=1 checks offs on the host instead (a synchronization) and raises.
 - out_dtype may also be torch.float32 (torch requires the input dtype).
 - Rows past offs[-1] are left unwritten, as in torch: their contents are unspecified.
 - Autograd covers every form called without out= (token form: dA with transposed experts, dB with the ragged-K
   form; ragged-K form: both gradients are token forms; 3-D x 3-D: warpgemm's bmm op); rows past offs[-1] get a
-  zero gradient. The token form's gradients use its forward's groups, also for decreasing offsets. The ragged-K
-  form's groups overlap where offsets decrease, and its gradients (token forms) then use the raised ends instead:
-  check such offs with WARPGEMM_CHECK_OFFS=1. Without out= every form is a registered op, so
-  torch.compile(fullgraph=True) traces it.
+  zero gradient. The gradients use their forward's groups, also for decreasing offsets. Without out= every form
+  is a registered op, so torch.compile(fullgraph=True) traces it.
 - CPU tensors (under the Triton interpreter) and non-Hopper GPUs take a loop over groups, which reads offs on
   the host.
 """
@@ -81,21 +78,14 @@ def _check_offs(offs, groups: int | None, bound: int, what: str, device) -> None
 
 
 def _sanitized_bounds(offs: torch.Tensor, bound: int) -> list[tuple[int, int]]:
-    """Host copy of the device-side sanitization (loop paths only): [(start, end)] per group."""
+    """Host copy of the device-side sanitization (loop paths only): [(start, end)] per group, each end raised to
+    the one before it and clamped to [0, bound] (expert_scheduler and ragged_k do the same on the device)."""
     out, prev = [], 0
     for o in offs.tolist():
         end = min(max(o, prev), bound)
         out.append((prev, end))
         prev = end
     return out
-
-
-def _ragged_bounds(offs: torch.Tensor, bound: int) -> list[tuple[int, int]]:
-    """Host copy of the ragged-K kernel's sanitization (loop path only): group g sums tokens [start, end) with
-    start = offs[g-1] and end = offs[g] clamped to [0, bound], empty when end <= start (kernels/hopper/ragged_k.py).
-    Groups along K may overlap without harm (each has its own output), so no running maximum is needed."""
-    ends = [min(max(o, 0), bound) for o in offs.tolist()]
-    return [(start, max(end, start)) for start, end in zip([0] + ends[:-1], ends)]
 
 
 def _column_padding(n: int, block_n: int) -> float:
@@ -444,7 +434,7 @@ def _ragged_k(a, b, offs, out, config) -> None:
 
         hopper_ragged_k(a, b, offs, out, config)
         return
-    for g, (start, end) in enumerate(_ragged_bounds(offs, a.shape[1])):
+    for g, (start, end) in enumerate(_sanitized_bounds(offs, a.shape[1])):
         if end > start:
             bmm_into(a[:, start:end].unsqueeze(0), b[start:end].unsqueeze(0), None, out[g].unsqueeze(0))
         else:
@@ -515,10 +505,8 @@ def _tokens_backward(ctx, grad):
         da = torch.ops.warpgemm.grouped_mm_tokens(g, b.transpose(1, 2), offs, wide or a.dtype, None)
         da = _zero_past_end(_unscaled(da, scale, a.dtype), offs)
     if ctx.needs_input_grad[1]:
-        # The forward raised each end to the one before it (expert_scheduler); the ragged-K kernel only clamps, so
-        # it gets the raised ends (the same offs when they are sorted, as they should be).
-        ends = torch.cummax(offs, 0).values if offs.numel() else offs
-        db = torch.ops.warpgemm.grouped_mm_ragged_k(a.t(), g, ends, wide or b.dtype, None)
+        # The ragged-K form's groups are the forward's (each end raised to the one before it), also for bad offs.
+        db = torch.ops.warpgemm.grouped_mm_ragged_k(a.t(), g, offs, wide or b.dtype, None)
         db = _unscaled(db, scale, b.dtype)
     return da, db, None, None, None
 

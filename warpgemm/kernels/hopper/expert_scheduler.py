@@ -178,7 +178,7 @@ EXPERT_SCHEDULERS = {RUN_ALWAYS: ExpertTileScheduler, RUN_IF_STREAMING: Streamin
 
 
 @gluon.jit
-def _running_max(a, b):
+def running_max(a, b):
     return gl.maximum(a, b)
 
 
@@ -188,7 +188,7 @@ def _running_sum(a, b):
 
 
 @gluon.jit
-def _total(x):
+def total(x):
     # gl.reduce with this module's combine function, not gl.sum: in the CPU test process (TRITON_INTERPRET=1) the
     # offline compile of this scheduler with gl.sum failed ("Unsupported function referenced: InterpretedFunction",
     # triton.language's combine function); this form compiles there and on the GPU alike.
@@ -253,11 +253,11 @@ class OffsExpertScheduler:
         ends = gl.load(p.group_table_ptr + idx, mask=live, other=0)
         prev = gl.load(p.group_table_ptr + idx - 1, mask=live & (idx > 0), other=0)
         # Running maxima make the ends non-decreasing (a decreasing offset gives an empty group); then clamp.
-        ends = gl.minimum(gl.maximum(gl.associative_scan(ends, 0, _running_max), 0), rows)
-        starts = gl.minimum(gl.maximum(gl.associative_scan(prev, 0, _running_max), 0), rows)
+        ends = gl.minimum(gl.maximum(gl.associative_scan(ends, 0, running_max), 0), rows)
+        starts = gl.minimum(gl.maximum(gl.associative_scan(prev, 0, running_max), 0), rows)
         tiles = gl.where(live, (ends - starts + ROW_TILE - 1) // ROW_TILE, 0)
         last = gl.associative_scan(tiles, 0, _running_sum)
-        tiles_m = _total(tiles)
+        tiles_m = total(tiles)
         tiles_n = gl.cdiv(p.c_desc.shape[2], BLOCK_C)
         return OffsExpertScheduler(gl.program_id(0), gl.num_programs(0), tiles_m * tiles_n, tiles_n,
                                    p.num_k_steps(), idx, starts, ends, tiles, last, BLOCK_C, ROW_TILE, p.GROUP_M,
@@ -273,11 +273,11 @@ class OffsExpertScheduler:
         r = t // self.tiles_n
         group_first_v = self.last - self.tiles
         own = (group_first_v <= r) & (r < self.last)  # exactly one group: r < R and empty groups own nothing
-        group = _total(gl.where(own, self.idx, 0))
-        group_first = _total(gl.where(own, group_first_v, 0))
-        group_tiles = _total(gl.where(own, self.tiles, 0))
-        start = _total(gl.where(own, self.starts, 0))
-        end = _total(gl.where(own, self.ends, 0))
+        group = total(gl.where(own, self.idx, 0))
+        group_first = total(gl.where(own, group_first_v, 0))
+        group_tiles = total(gl.where(own, self.tiles, 0))
+        start = total(gl.where(own, self.starts, 0))
+        end = total(gl.where(own, self.ends, 0))
         r_row = start + (r - group_first) * self.ROW_TILE
         return expert_work(t, r, group, r_row, end, group_first, group_tiles, self.tiles_n, self.num_k,
                            self.BLOCK_N, self.ROW_TILE, self.GROUP_M, self.SWAP_AB)

@@ -13,23 +13,44 @@ rows are tokens [k, k + r). Nothing of the next group is read, in A or B, so a N
 whole step (r = BLOCK_K) is the plain box at (k, 0). The producer computes these coordinates
 (partitions.tma_producer, RAGGED_K).
 
-offs is read on the device, sanitized per group (start and end clamped to [0, T]; an end below its start makes
-the group empty): any offs keeps every read in bounds and every write in C. An empty group's tiles run no K step
-and store zeros, as torch does.
+offs is read on the device and sanitized as the token forms' offsets are (expert_scheduler): each end raised to the
+one before it and clamped to [0, T], group g taking [end of g-1, end of g). So a decreasing offset makes an empty
+group, groups never share a token (the forward and its gradients, token-form products, sum the same tokens), and
+any offs keeps every read in bounds and every write in C. An empty group's tiles run no K step and store zeros, as
+torch does. Up to RAGGED_OFFS_GROUPS_MAX groups every partition raises the ends itself (OffsRaggedKScheduler: one
+load of offs a unit, as before the raise); past that the host passes the raised ends (torch.cummax, one small
+kernel: 4-6 us, results/2026-11-28-s46/) and a unit reads its two ends (RaggedKScheduler).
 """
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.language.core import _aggregate as aggregate
 
+from .expert_scheduler import OFFS_GROUPS_MAX, running_max, total
 from .scheduler import WorkItem, grouped_order
+
+_OFFS_G = gl.constexpr(OFFS_GROUPS_MAX)
+# Chunks loaded at once while a program takes each chunk's largest end (OffsRaggedKScheduler.create).
+_CHUNK_LOADS = gl.constexpr(4)
+# Groups whose ends the kernel raises itself: one chunk's largest end per lane of the chunk vector. Past that the
+# host raises them (torch.cummax; RaggedKScheduler).
+RAGGED_OFFS_GROUPS_MAX = OFFS_GROUPS_MAX * OFFS_GROUPS_MAX
+
+
+@gluon.jit
+def _ragged_item(u, g, tiles_m, tiles_n, start, end, BLOCK_M: gl.constexpr, BLOCK_N: gl.constexpr,
+                 BLOCK_K: gl.constexpr, GROUP_M: gl.constexpr):
+    """Unit u of group g, whose tokens are [start, end) (sanitized)."""
+    tile_m, tile_n = grouped_order(u - g * tiles_m * tiles_n, tiles_m, tiles_n, GROUP_M)
+    k_count = gl.cdiv(end - start, BLOCK_K)
+    return WorkItem(g, tile_m * BLOCK_M, tile_n * BLOCK_N, u, u * 0, start, k_count, (tile_m + 1) * BLOCK_M, end)
 
 
 @aggregate
 class RaggedKScheduler:
     """Units u = p, p + P, ... of G x tiles_m x tiles_n: group u // (tiles_m * tiles_n), then the grouped order
     within the group, so the programs running at once share one group's panels of A and B in L2 (interleaving
-    the units of a few groups instead was 4-30% slower: results/2026-11-25-wgrad/). offs is the kernel's
-    group_table argument."""
+    the units of a few groups instead was 4-30% slower: results/2026-11-25-wgrad/). The kernel's group_table
+    argument holds the groups' ends, already raised (each to the one before it) by the host."""
 
     first: gl.tensor
     step: gl.tensor
@@ -74,13 +95,91 @@ class RaggedKScheduler:
     @gluon.jit
     def work(self, i):
         u = self.first + i * self.step
-        per_group = self.tiles_m * self.tiles_n
-        g = u // per_group
-        tile_m, tile_n = grouped_order(u - g * per_group, self.tiles_m, self.tiles_n, self.GROUP_M)
+        g = u // (self.tiles_m * self.tiles_n)
+        # offs holds raised ends here (the host's running maximum): only the clamp is left.
         start = gl.load(self.offs_ptr + g - 1, mask=g > 0, other=0)
         end = gl.load(self.offs_ptr + g)
         start = gl.minimum(gl.maximum(start, 0), self.tokens)
         end = gl.minimum(gl.maximum(end, start), self.tokens)
-        k_count = gl.cdiv(end - start, self.BLOCK_K)
-        return WorkItem(g, tile_m * self.BLOCK_M, tile_n * self.BLOCK_N, u, u * 0, start, k_count,
-                        (tile_m + 1) * self.BLOCK_M, end)
+        return _ragged_item(u, g, self.tiles_m, self.tiles_n, start, end, self.BLOCK_M, self.BLOCK_N, self.BLOCK_K,
+                            self.GROUP_M)
+
+
+@aggregate
+class OffsRaggedKScheduler:
+    """RaggedKScheduler's units for at most RAGGED_OFFS_GROUPS_MAX groups, from offs as the caller gave it. offs is
+    read in chunks of OFFS_GROUPS_MAX ends, each held whole by every warp (two a lane: a reduction is shuffles within
+    a warp). Each partition first takes every chunk's largest end, CHUNK_LOADS chunks a step (independent loads,
+    one latency), and keeps their running maximum in the same kind of vector (one entry a chunk); a unit of group g
+    then loads g's own chunk, so its start, the largest end before g, is the maximum of the chunks before g's and
+    of g's chunk up to g: one load a unit, as the host-raised form's two."""
+
+    first: gl.tensor
+    step: gl.tensor
+    num_units: gl.tensor
+    tiles_m: gl.tensor
+    tiles_n: gl.tensor
+    tokens: gl.tensor
+    offs_ptr: gl.tensor
+    lane: gl.tensor  # 0 .. OFFS_GROUPS_MAX - 1: the position in a chunk, or a chunk's number
+    before: gl.tensor  # entry j: the largest end in chunks 0..j (at least 0)
+    BLOCK_M: gl.constexpr
+    BLOCK_N: gl.constexpr
+    BLOCK_K: gl.constexpr
+    GROUP_M: gl.constexpr
+
+    @gluon.constexpr_function
+    def __init__(self, first, step, num_units, tiles_m, tiles_n, tokens, offs_ptr, lane, before, BLOCK_M, BLOCK_N,
+                 BLOCK_K, GROUP_M):
+        self.first = first
+        self.step = step
+        self.num_units = num_units
+        self.tiles_m = tiles_m
+        self.tiles_n = tiles_n
+        self.tokens = tokens
+        self.offs_ptr = offs_ptr
+        self.lane = lane
+        self.before = before
+        self.BLOCK_M = gl.constexpr(BLOCK_M)
+        self.BLOCK_N = gl.constexpr(BLOCK_N)
+        self.BLOCK_K = gl.constexpr(BLOCK_K)
+        self.GROUP_M = gl.constexpr(GROUP_M)
+
+    @gluon.jit
+    def create(p):
+        tiles_m = gl.cdiv(p.c_desc.shape[1], p.block_m())
+        tiles_n = gl.cdiv(p.c_desc.shape[2], p.block_n())
+        groups = p.c_desc.shape[0]
+        layout: gl.constexpr = gl.BlockedLayout([_OFFS_G // 32], [32], [gl.num_warps()], [0])
+        lane = gl.arange(0, _OFFS_G, layout=layout)
+        chunk_max = lane * 0  # 0 for chunks past the last: a start is at least 0 anyway
+        for c0 in range(0, gl.cdiv(groups, _OFFS_G), _CHUNK_LOADS):
+            for d in gl.static_range(_CHUNK_LOADS):
+                idx = (c0 + d) * _OFFS_G + lane
+                ends = gl.load(p.group_table_ptr + idx, mask=idx < groups, other=0)
+                chunk_max = gl.where(lane == c0 + d, gl.reduce(ends, 0, running_max), chunk_max)
+        before = gl.maximum(gl.associative_scan(chunk_max, 0, running_max), 0)
+        return OffsRaggedKScheduler(gl.program_id(0), gl.num_programs(0), groups * tiles_m * tiles_n, tiles_m,
+                                    tiles_n, p.a_desc.shape[0], p.group_table_ptr, lane, before, p.block_m(),
+                                    p.block_n(), p.block_k(), p.GROUP_M)
+
+    @gluon.jit
+    def local_count(self):
+        return gl.maximum(gl.cdiv(self.num_units - self.first, self.step), 0)
+
+    @gluon.jit
+    def work(self, i):
+        u = self.first + i * self.step
+        g = u // (self.tiles_m * self.tiles_n)
+        c = g // _OFFS_G
+        idx = c * _OFFS_G + self.lane
+        # g's chunk before g, and g's own end in a second load beside it (one reduction after the loads, not two).
+        ends = gl.load(self.offs_ptr + idx, mask=idx < g, other=0)
+        end = gl.load(self.offs_ptr + g)
+        start = gl.maximum(total(gl.where(self.lane == c - 1, self.before, 0)),  # chunks before g's (0 if none)
+                           gl.reduce(ends, 0, running_max))
+        end = gl.maximum(start, end)
+        start = gl.minimum(start, self.tokens)
+        end = gl.minimum(end, self.tokens)
+        return _ragged_item(u, g, self.tiles_m, self.tiles_n, start, end, self.BLOCK_M, self.BLOCK_N, self.BLOCK_K,
+                            self.GROUP_M)
