@@ -14,14 +14,11 @@ BF = torch.bfloat16
 PAST = 2 ** 31
 
 
-def _free_gb() -> float:
-    if not torch.cuda.is_available():
-        return 0.0
-    return torch.cuda.mem_get_info()[0] / 2 ** 30
+# Without a GPU the gpu marker skips these (conftest) and says why.
+_FREE_GB = torch.cuda.mem_get_info()[0] / 2 ** 30 if torch.cuda.is_available() else None
 
-
-pytestmark = [pytest.mark.gpu,
-              pytest.mark.skipif(_free_gb() < 48, reason="needs 48 GB of free GPU memory")]
+pytestmark = [pytest.mark.gpu, pytest.mark.skipif(_FREE_GB is not None and _FREE_GB < 48,
+                                                  reason=f"needs 48 GB of free GPU memory, has {_FREE_GB} GB")]
 
 
 @pytest.fixture(autouse=True)
