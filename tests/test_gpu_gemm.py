@@ -297,3 +297,30 @@ def test_explain_and_log(capfd):
     finally:
         warpgemm.set_logging(False)
     assert "copied into a padded buffer" in capfd.readouterr().err
+
+
+def test_autocast_region_casts_operands_like_torch():
+    """Inside torch.autocast("cuda") fp32 activations, weights and bias run in the region's dtype, as F.linear's
+    do, with fp32 gradients for the fp32 parameters; grouped_mm too (ops/autocast.py)."""
+    g = torch.Generator(device=DEV).manual_seed(31)
+    x = torch.randn(3, 257, 1024, device=DEV, generator=g, requires_grad=True)
+    w = torch.randn(768, 1024, device=DEV, generator=g, requires_grad=True)
+    bias = torch.randn(768, device=DEV, generator=g, requires_grad=True)
+    for dtype in (BF, FP):
+        with torch.autocast("cuda", dtype=dtype):
+            y, y_torch = warpgemm.linear(x, w, bias), torch.nn.functional.linear(x, w, bias)
+            m = warpgemm.matmul(x, w.t())
+        assert y.dtype == y_torch.dtype == m.dtype == dtype
+        assert rel_error(y, y_torch) < 1e-2 and rel_error(m, x.double() @ w.double().t()) < 1e-2
+    grad = torch.randn(3, 257, 768, device=DEV, generator=g)
+    y.float().backward(grad)
+    assert w.grad.dtype == x.grad.dtype == bias.grad.dtype == torch.float32
+    assert rel_error(w.grad, torch.einsum("bmn,bmk->nk", grad.double(), x.detach().double())) < 1e-2
+    assert rel_error(x.grad, grad.double() @ w.detach().double()) < 1e-2
+    a, b = torch.randn(300, 256, device=DEV, generator=g), torch.randn(4, 256, 128, device=DEV, generator=g)
+    offs = torch.tensor([50, 120, 120, 300], device=DEV, dtype=torch.int32)
+    with torch.autocast("cuda", dtype=BF):
+        out = warpgemm.grouped_mm(a, b, offs)
+    want = torch.cat([a[s:e].double() @ b[i].double() for i, (s, e) in enumerate([(0, 50), (50, 120), (120, 120),
+                                                                                   (120, 300)])])
+    assert out.dtype == BF and rel_error(out, want) < 1e-2

@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 from .. import _env, heuristics, tuning
 from ..config import GemmConfig
-from . import checks
+from . import autocast, checks
 from .batching import batch_count, matmul_shapes, to_batched
 from . import gemm_impl
 from .gemm_impl import bmm_into, explain_bmm, select_path
@@ -175,17 +175,21 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out: torch.Tensor | None = None,
 
     out_dtype: the input dtype (default) or torch.float32. bias: an (N,) vector added to every output row.
     config: force a Hopper kernel config (raises ValueError if it cannot run these dtypes).
+    Inside torch.autocast, floating operands and bias are cast to the region's dtype first, as torch.matmul's are.
     """
+    if autocast.enabled():  # one C call on the eager fast path
+        a, b, bias = autocast.cast(a, b, bias)
     return _matmul(a, b, bias, out, out_dtype, config, ("a", "b"))
 
 
 def linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None, *,
            config: GemmConfig | None = None) -> torch.Tensor:
-    """F.linear: x (..., in_features) @ weight (out_features, in_features).T + bias, read without copies."""
+    """F.linear: x (..., in_features) @ weight (out_features, in_features).T + bias, read without copies.
+    Inside torch.autocast, floating operands and bias are cast to the region's dtype first, as F.linear's are."""
     key = None
     if (type(x) in _PLAIN and type(weight) in _PLAIN and (bias is None or type(bias) in _PLAIN)
             and not _env.LOG_ENABLED and (config is None or type(config) is GemmConfig)
-            and not torch.compiler.is_compiling()):
+            and not torch.compiler.is_compiling() and not autocast.enabled()):
         # A repeated eager call (decode: the same shapes every step) skips validation and the transposed view.
         key = _recipe_key(x, weight, bias, None, config)
         key = None if key is None else ("linear", ) + key
@@ -194,6 +198,7 @@ def linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = No
             c = x.new_empty(r.out_shape)  # linear's output has x's dtype and device (cheapest allocation: see _matmul)
             r.launch.launch(x, weight, c, bias)  # the launch reads base addresses only
             return c
+    x, weight, bias = autocast.cast(x, weight, bias)
     checks.check_tensor("weight", weight)
     if weight.dim() != 2:
         raise ValueError(f"weight must be 2-D (out_features, in_features), got shape {tuple(weight.shape)}")
@@ -208,6 +213,7 @@ def explain(a: torch.Tensor, b: torch.Tensor, *, out: torch.Tensor | None = None
             out_dtype: torch.dtype | None = None, bias: torch.Tensor | None = None,
             config: GemmConfig | None = None) -> str:
     """Say which path and config `matmul(a, b, ...)` would run and why, without running it."""
+    a, b, bias = autocast.cast(a, b, bias)
     shapes, out_dtype = _prepare(a, b, bias, out, out_dtype, config, ("a", "b"))
     a3, b3 = to_batched(shapes)
     c_shape = (batch_count(a3, b3), a3.shape[1], b3.shape[2])
@@ -233,6 +239,7 @@ def tune(a: torch.Tensor, b: torch.Tensor, *, bias: torch.Tensor | None = None, 
     are not tuned: they run a GEMV, or against a static weight (warpgemm.mark_static) the heuristics' swap-AB tile.
     The tuner times candidates without the static-weight early loads.
     """
+    a, b, bias = autocast.cast(a, b, bias)
     shapes, out_dtype = _prepare(a, b, bias, None, out_dtype, None, ("a", "b"))
     if a.device.type != "cuda" or select_path(a.device).path != "hopper":
         raise RuntimeError(f"tune() times the Hopper kernels and needs an sm_90 GPU, got a tensor on {a.device}")

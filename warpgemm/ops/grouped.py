@@ -27,6 +27,7 @@ Differences from torch._grouped_mm, all deliberate:
   to the previous one and clamped to [0, T] on the device, so a decreasing offset makes an empty group and groups
   never overlap. WARPGEMM_CHECK_OFFS=1 checks offs on the host instead (a synchronization) and raises.
 - out_dtype may also be torch.float32 (torch requires the input dtype).
+- Inside torch.autocast a and b are cast to the region's dtype first, as for torch.mm (ops/autocast.py).
 - Rows past offs[-1] are left unwritten, as in torch: their contents are unspecified.
 - Autograd covers every form called without out= (token form: dA with transposed experts, dB with the ragged-K
   form; ragged-K form: both gradients are token forms; 3-D x 3-D: warpgemm's bmm op); rows past offs[-1] get a
@@ -46,7 +47,7 @@ from .. import _env
 from ..config import GemmConfig, check_config, is_two_part, weight_layout_problem
 from ..heuristics import (GROUPED_LARGE, GROUPED_NARROW_N, GROUPED_STREAM, GROUPED_SWAP, GROUPED_SWAP_MEAN_ROWS,
                           LARGE, LARGE_TALL_BANDS, MEDIUM, SMALL, TALL_BAND_MIN_ROW_TILES)
-from . import checks
+from . import autocast, checks
 from .library import gradient_operand
 
 _CHECK_OFFS = os.environ.get("WARPGEMM_CHECK_OFFS", "0").lower() in {"1", "true", "yes", "on"}
@@ -301,6 +302,7 @@ def grouped_mm(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor | None = Non
                out: torch.Tensor | None = None, out_dtype: torch.dtype | None = None,
                config: GemmConfig | None = None) -> torch.Tensor:
     """torch._grouped_mm(a, b, offs) on warpgemm's kernels; see the module docstring for forms and differences."""
+    a, b = autocast.cast(a, b)
     checks.check_tensor("a", a)
     checks.check_tensor("b", b)
     checks.check_gemm_dtypes(a, b)
