@@ -56,13 +56,11 @@ def test_grouped_variant_compiles_clean(cfg, b_kmajor, offs_table, tmp_path):
 @pytest.mark.parametrize("cfg,out_dtype", [(c, dt) for c in SHIPPED_CONFIGS for dt in (torch.bfloat16, torch.float32)
                                            if forced_config_problem(c) is None and check_config(c, torch.bfloat16, dt)
                                            is None], ids=lambda x: getattr(x, "name", str(x)[6:]))
-@pytest.mark.parametrize("offs_table", [True, False], ids=["offs", "raised"])
-def test_ragged_k_variant_compiles_clean(cfg, out_dtype, offs_table, tmp_path):
+def test_ragged_k_variant_compiles_clean(cfg, out_dtype, tmp_path):
     """grouped_mm's 2-D x 2-D form (kernels/hopper/ragged_k.py): both operands token-outer, every config it
-    accepts (forced or chosen) with each output dtype it fits, the groups' ends raised in the kernel (offs) or by
-    the host (raised), no spills."""
+    accepts (forced or chosen) with each output dtype it fits, no spills."""
     kernel = compile_gemm(cfg, out_dtype=out_dtype, a_kmajor=False, b_kmajor=False, a_batched=False,
-                          b_batched=False, offs_table=offs_table, ragged_k=True)
+                          b_batched=False, ragged_k=True)
     r = inspect_compiled(kernel, "ragged_k", str(tmp_path))
     assert r.has_wgmma and r.has_tma_load and r.has_tma_store and r.has_setmaxnreg
     # Every TMA store of this form is marked evict-first in L2 by the PTX pass (kernels/hopper/ptx_hints.py).

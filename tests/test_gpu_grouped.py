@@ -554,7 +554,7 @@ def test_ragged_k_forced_configs_it_cannot_run_are_refused():
 def test_ragged_k_bad_offsets_stay_inside_the_output(lead):
     """Decreasing, negative and past-T offsets: each group sums its sanitized range (or nothing), and nothing is
     written outside the output (guard rows around it stay NaN). lead: sorted groups before them, so the kernel
-    raises the ends over one, two or five chunks of 64 (ragged_k.OffsRaggedKScheduler), and past
+    raises the ends over one, two or five chunks of 64 (ragged_k.RaggedKScheduler), and past
     RAGGED_OFFS_GROUPS_MAX groups the host does (torch.cummax)."""
     g = torch.Generator(device=DEV).manual_seed(6)
     T, M, N = 300, 128, 256

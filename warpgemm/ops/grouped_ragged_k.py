@@ -109,7 +109,6 @@ _PLANS: dict[tuple, _Plan] = {}
 
 def _plan(at: torch.Tensor, b: torch.Tensor, out: torch.Tensor, config: GemmConfig | None) -> _Plan:
     from ..kernels.hopper.gemm import GemmLaunch
-    from ..kernels.hopper.ragged_k import RAGGED_OFFS_GROUPS_MAX
 
     key = (at.shape, at.stride(), b.shape, b.stride(), out.shape, out.stride(), at.dtype, out.dtype,
            out.data_ptr() % 16 == 0, out.device.index, config)
@@ -123,10 +122,8 @@ def _plan(at: torch.Tensor, b: torch.Tensor, out: torch.Tensor, config: GemmConf
     c_staged = c_geom is None
     if c_staged:
         c_geom = padded_geometry(tuple(out.shape), out.element_size(), 2)
-    # Up to RAGGED_OFFS_GROUPS_MAX groups the kernel raises each end to the one before it itself (offs_table); past
-    # that hopper_ragged_k passes the raised ends (ragged_k.py).
     launch = GemmLaunch(cfg, ragged_view(at, cfg.block_k, 1), ragged_view(b, cfg.block_k, 2), c_geom, False, False,
-                        False, _env.sms_for(out.device), offs_table=G <= RAGGED_OFFS_GROUPS_MAX, ragged_k=True)
+                        False, _env.sms_for(out.device), ragged_k=True)
     if len(_PLANS) > 1024:
         _PLANS.clear()
     plan = _PLANS[key] = _Plan(cfg, why, launch, c_staged)
@@ -151,7 +148,8 @@ def hopper_ragged_k(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor, out: t
     # The kernel reads offs element by element from its base (a launch is compiled for the pointer alignment of
     # its first call): a strided or misaligned view is copied on the device (no sync).
     if out.shape[0] > RAGGED_OFFS_GROUPS_MAX:
-        offs = torch.cummax(offs, 0).values  # the groups' ends raised, as the token forms' (a new buffer)
+        # More groups than the kernel raises the ends of itself (ragged_k.py): the ends raised here (a new buffer).
+        offs = torch.cummax(offs, 0).values
     elif offs.stride(0) != 1 or offs.data_ptr() % 16:
         offs = offs.contiguous() if offs.stride(0) != 1 else offs.clone()
     c = output_buffer(tuple(out.shape), out.dtype, out.device) if plan.c_staged else out

@@ -16,7 +16,7 @@ from .gemm_kernel import gemm_kernel
 from .partial_sums import PartialSumEpilogue
 from .ptx_hints import LOAD_PASS_VERSION, PASS_VERSION, store_hints
 from .expert_scheduler import EXPERT_SCHEDULERS, OFFS_GROUPS_MAX, RUN_ALWAYS, OffsExpertScheduler
-from .ragged_k import RAGGED_OFFS_GROUPS_MAX, OffsRaggedKScheduler, RaggedKScheduler
+from .ragged_k import RaggedKScheduler
 from .scheduler import GroupedTileScheduler, PairedTileScheduler, StreamKScheduler
 from .launch import CachedKernel, LightDesc, full_desc, launch_hooks_active, nvmma_layout, parts_source_hash
 from .scratch import split_k_scratch, unused_pointers
@@ -217,8 +217,7 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
     grouped: the MoE form, A's rows in groups by a device table, B batched by group, row-bounded stores.
     when: the grouped GEMM's run condition on the table (expert_scheduler.RUN_*). offs_table: the kernel reads offs
     itself instead of a table (expert_scheduler.OffsExpertScheduler: at most OFFS_GROUPS_MAX groups, RUN_ALWAYS).
-    ragged_k: the weight-gradient form, groups along K read through (t, j, x) operand views (ragged_k.py); with
-    offs_table its groups' ends are raised in the kernel (OffsRaggedKScheduler), else the host raised them.
+    ragged_k: the weight-gradient form, groups along K read through (t, j, x) operand views (ragged_k.py).
     scale: fp8 dequantization in the epilogue (epilogue.OutputScales): 0 none, 1 per tensor, 2 per row and column;
     dense products only. weight_hint: the weight's loads evict-first in L2 (weight_evict_first decides).
     early_weight: the producer loads a ring-full of the weight before it waits on the prior grid (GemmLaunch
@@ -263,7 +262,7 @@ def kernel_constexprs(cfg: GemmConfig, a_kmajor: bool, b_kmajor: bool, a_batched
             raise ValueError("a ragged-K GEMM runs whole plain tiles on token-outer operands (A M-contiguous, "
                              f"B N-contiguous); got {cfg.name}, a_kmajor={a_kmajor}, b_kmajor={b_kmajor}, "
                              f"grouped={grouped}")
-        scheduler, epilogue = (OffsRaggedKScheduler if offs_table else RaggedKScheduler), TmaStoreEpilogue
+        scheduler, epilogue = RaggedKScheduler, TmaStoreEpilogue
     elif grouped:
         if offs_table and when != RUN_ALWAYS:
             raise ValueError("a grouped GEMM that counts its row tiles from offs runs always (when=RUN_ALWAYS)")
@@ -324,16 +323,13 @@ class GemmLaunch:
         tiles are counted on the device, so the grid is sized for the most there can be. when: the grouped form's
         run condition on the device table (expert_scheduler.RUN_*). offs_table: the grouped kernel is handed offs
         as its table and counts the row tiles itself. ragged_k: the weight-gradient form (ragged_k.py): a and b
-        are the (t, j, x) views of ragged_view, c is (G, M, N), and the table is offs itself (offs_table, at most
-        RAGGED_OFFS_GROUPS_MAX groups) or the ends raised by the host. pdl: programmatic dependent
+        are the (t, j, x) views of ragged_view, c is (G, M, N), and offs is the table. pdl: programmatic dependent
         launch (default: launch_uses_pdl). scale: fp8 dequantization (kernel_constexprs); launch() then takes the
         fp32 scale tensors. early_weight: the caller's weight (its B) is one no kernel still running when this one
         starts can write, so a PDL swap-AB launch may load part of it before the wait (early_weight_fits)."""
-        # The ragged-K form's groups are its output's batches.
-        held, most = (c.shape[0], RAGGED_OFFS_GROUPS_MAX) if ragged_k else (groups, OFFS_GROUPS_MAX)
-        if offs_table and not 0 < held <= most:
-            # The kernel holds at most that many groups' offsets: later groups' rows would never be written.
-            raise ValueError(f"offs_table needs 1 to {most} groups, got {held}")
+        if offs_table and not 0 < groups <= OFFS_GROUPS_MAX:
+            # The kernel holds at most OFFS_GROUPS_MAX groups' offsets: later groups' rows would never be written.
+            raise ValueError(f"offs_table needs 1 to {OFFS_GROUPS_MAX} groups, got {groups}")
         self.swap = cfg.swap_ab
         self.bound = None  # the prepared eager launch (launch.BoundLaunch), after the first launch
         # Batches of x that read each weight (the caller's B): all of them where one weight serves them all.

@@ -17,9 +17,9 @@ offs is read on the device and sanitized as the token forms' offsets are (expert
 one before it and clamped to [0, T], group g taking [end of g-1, end of g). So a decreasing offset makes an empty
 group, groups never share a token (the forward and its gradients, token-form products, sum the same tokens), and
 any offs keeps every read in bounds and every write in C. An empty group's tiles run no K step and store zeros, as
-torch does. Up to RAGGED_OFFS_GROUPS_MAX groups every partition raises the ends itself (OffsRaggedKScheduler: one
-load of offs a unit, as before the raise); past that the host passes the raised ends (torch.cummax, one small
-kernel: 4-6 us, results/2026-11-28-s46/) and a unit reads its two ends (RaggedKScheduler).
+torch does. Up to RAGGED_OFFS_GROUPS_MAX groups the kernel raises the ends itself (RaggedKScheduler: one chunk of
+offs loaded a unit, beside the two ends the clamp-only form loaded); past that the host passes ends it raised
+(torch.cummax, one small kernel: 4-6 us a call, results/2026-11-28-s46/).
 """
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
@@ -29,10 +29,10 @@ from .expert_scheduler import OFFS_GROUPS_MAX, running_max, total
 from .scheduler import WorkItem, grouped_order
 
 _OFFS_G = gl.constexpr(OFFS_GROUPS_MAX)
-# Chunks loaded at once while a program takes each chunk's largest end (OffsRaggedKScheduler.create).
+# Chunks loaded at once while a program takes each chunk's largest end (RaggedKScheduler.create).
 _CHUNK_LOADS = gl.constexpr(4)
 # Groups whose ends the kernel raises itself: one chunk's largest end per lane of the chunk vector. Past that the
-# host raises them (torch.cummax; RaggedKScheduler).
+# host raises them (torch.cummax).
 RAGGED_OFFS_GROUPS_MAX = OFFS_GROUPS_MAX * OFFS_GROUPS_MAX
 
 
@@ -50,69 +50,15 @@ class RaggedKScheduler:
     """Units u = p, p + P, ... of G x tiles_m x tiles_n: group u // (tiles_m * tiles_n), then the grouped order
     within the group, so the programs running at once share one group's panels of A and B in L2 (interleaving
     the units of a few groups instead was 4-30% slower: results/2026-11-25-wgrad/). The kernel's group_table
-    argument holds the groups' ends, already raised (each to the one before it) by the host."""
+    argument is offs.
 
-    first: gl.tensor
-    step: gl.tensor
-    num_units: gl.tensor
-    tiles_m: gl.tensor
-    tiles_n: gl.tensor
-    tokens: gl.tensor
-    offs_ptr: gl.tensor
-    BLOCK_M: gl.constexpr
-    BLOCK_N: gl.constexpr
-    BLOCK_K: gl.constexpr
-    GROUP_M: gl.constexpr
-
-    @gluon.constexpr_function
-    def __init__(self, first, step, num_units, tiles_m, tiles_n, tokens, offs_ptr, BLOCK_M, BLOCK_N, BLOCK_K,
-                 GROUP_M):
-        self.first = first
-        self.step = step
-        self.num_units = num_units
-        self.tiles_m = tiles_m
-        self.tiles_n = tiles_n
-        self.tokens = tokens
-        self.offs_ptr = offs_ptr
-        self.BLOCK_M = gl.constexpr(BLOCK_M)
-        self.BLOCK_N = gl.constexpr(BLOCK_N)
-        self.BLOCK_K = gl.constexpr(BLOCK_K)
-        self.GROUP_M = gl.constexpr(GROUP_M)
-
-    @gluon.jit
-    def create(p):
-        # A is the (t, j, m) view: its outer dimension counts the tokens; C is (G, M, N).
-        tiles_m = gl.cdiv(p.c_desc.shape[1], p.block_m())
-        tiles_n = gl.cdiv(p.c_desc.shape[2], p.block_n())
-        return RaggedKScheduler(gl.program_id(0), gl.num_programs(0), p.c_desc.shape[0] * tiles_m * tiles_n,
-                                tiles_m, tiles_n, p.a_desc.shape[0], p.group_table_ptr,
-                                p.block_m(), p.block_n(), p.block_k(), p.GROUP_M)
-
-    @gluon.jit
-    def local_count(self):
-        return gl.maximum(gl.cdiv(self.num_units - self.first, self.step), 0)
-
-    @gluon.jit
-    def work(self, i):
-        u = self.first + i * self.step
-        g = u // (self.tiles_m * self.tiles_n)
-        # offs holds raised ends here (the host's running maximum): only the clamp is left.
-        start = gl.load(self.offs_ptr + g - 1, mask=g > 0, other=0)
-        end = gl.load(self.offs_ptr + g)
-        start = gl.minimum(gl.maximum(start, 0), self.tokens)
-        end = gl.minimum(gl.maximum(end, start), self.tokens)
-        return _ragged_item(u, g, self.tiles_m, self.tiles_n, start, end, self.BLOCK_M, self.BLOCK_N, self.BLOCK_K,
-                            self.GROUP_M)
-
-
-@aggregate
-class OffsRaggedKScheduler:
-    """RaggedKScheduler's units for at most RAGGED_OFFS_GROUPS_MAX groups, from offs as the caller gave it. offs is
-    read in chunks of OFFS_GROUPS_MAX ends, each held whole by every warp (two a lane: a reduction is shuffles within
-    a warp). Each partition first takes every chunk's largest end, CHUNK_LOADS chunks a step (independent loads,
-    one latency), and keeps their running maximum in the same kind of vector (one entry a chunk); a unit of group g
-    then loads g's own chunk, so its start, the largest end before g, is the maximum of the chunks before g's and
-    of g's chunk up to g: one load a unit, as the host-raised form's two."""
+    A unit's start is the largest end before its group. offs is read in chunks of OFFS_GROUPS_MAX ends, each held
+    whole by every warp (two a lane: a reduction is shuffles within a warp). Each partition first takes every
+    chunk's largest end, CHUNK_LOADS chunks a step (independent loads, one latency), and keeps their running maximum
+    in the same kind of vector (one entry a chunk); a unit of group g then loads g's chunk up to g beside offs[g-1]
+    and offs[g], and its start is the largest of the chunks before g's, g's chunk before g and offs[g-1]. Past
+    RAGGED_OFFS_GROUPS_MAX groups the host hands over ends it raised itself, no chunk is taken, and offs[g-1] alone
+    is the start."""
 
     first: gl.tensor
     step: gl.tensor
@@ -153,15 +99,18 @@ class OffsRaggedKScheduler:
         layout: gl.constexpr = gl.BlockedLayout([_OFFS_G // 32], [32], [gl.num_warps()], [0])
         lane = gl.arange(0, _OFFS_G, layout=layout)
         chunk_max = lane * 0  # 0 for chunks past the last: a start is at least 0 anyway
-        for c0 in range(0, gl.cdiv(groups, _OFFS_G), _CHUNK_LOADS):
+        chunks = gl.cdiv(groups, _OFFS_G)
+        chunks = gl.where(chunks > _OFFS_G, 0, chunks)  # past RAGGED_OFFS_GROUPS_MAX: raised by the host
+        for c0 in range(0, chunks, _CHUNK_LOADS):
             for d in gl.static_range(_CHUNK_LOADS):
                 idx = (c0 + d) * _OFFS_G + lane
                 ends = gl.load(p.group_table_ptr + idx, mask=idx < groups, other=0)
                 chunk_max = gl.where(lane == c0 + d, gl.reduce(ends, 0, running_max), chunk_max)
         before = gl.maximum(gl.associative_scan(chunk_max, 0, running_max), 0)
-        return OffsRaggedKScheduler(gl.program_id(0), gl.num_programs(0), groups * tiles_m * tiles_n, tiles_m,
-                                    tiles_n, p.a_desc.shape[0], p.group_table_ptr, lane, before, p.block_m(),
-                                    p.block_n(), p.block_k(), p.GROUP_M)
+        # A is the (t, j, m) view: its outer dimension counts the tokens; C is (G, M, N).
+        return RaggedKScheduler(gl.program_id(0), gl.num_programs(0), groups * tiles_m * tiles_n, tiles_m, tiles_n,
+                                p.a_desc.shape[0], p.group_table_ptr, lane, before, p.block_m(), p.block_n(),
+                                p.block_k(), p.GROUP_M)
 
     @gluon.jit
     def local_count(self):
@@ -173,11 +122,12 @@ class OffsRaggedKScheduler:
         g = u // (self.tiles_m * self.tiles_n)
         c = g // _OFFS_G
         idx = c * _OFFS_G + self.lane
-        # g's chunk before g, and g's own end in a second load beside it (one reduction after the loads, not two).
+        # g's chunk before g, with offs[g-1] and offs[g] loaded beside it (one reduction after the loads).
         ends = gl.load(self.offs_ptr + idx, mask=idx < g, other=0)
+        prev = gl.load(self.offs_ptr + g - 1, mask=g > 0, other=0)
         end = gl.load(self.offs_ptr + g)
         start = gl.maximum(total(gl.where(self.lane == c - 1, self.before, 0)),  # chunks before g's (0 if none)
-                           gl.reduce(ends, 0, running_max))
+                           gl.maximum(gl.reduce(ends, 0, running_max), prev))
         end = gl.maximum(start, end)
         start = gl.minimum(start, self.tokens)
         end = gl.minimum(end, self.tokens)
