@@ -63,3 +63,12 @@ def test_compiled_region_matches_eager():
 
     got = torch.compile(f, fullgraph=True)(x, w)
     assert got.dtype == torch.bfloat16 and torch.equal(got, f(x, w))
+
+
+def test_group_gemm_in_a_region():
+    torch.manual_seed(3)
+    pairs = [(torch.randn(5, 16), torch.randn(16, 8)), (torch.randn(3, 32), torch.randn(32, 4))]
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        outs = warpgemm.group_gemm([a for a, _ in pairs], [b for _, b in pairs])
+    for out, (a, b) in zip(outs, pairs):
+        assert out.dtype == torch.bfloat16 and rel_error(out, a.double() @ b.double()) < 1e-2

@@ -22,7 +22,7 @@ import torch
 from .. import _env
 from ..kernels.hopper import group_gemm_tma
 from ..kernels.hopper.group_gemm_tma import FIELDS, TILE_CONFIGS, tile_config_for
-from . import checks
+from . import autocast, checks
 
 # Set by `warpgemm bench groups --tile`: force a TILE_CONFIGS entry of the Hopper kernel (None: heuristic).
 FORCE_TILE: str | None = None
@@ -141,9 +141,13 @@ def group_gemm(list_a, list_b) -> list:
 
     Each a_i is (M_i, K_i) and b_i (K_i, N_i), any strides; the outputs are (M_i, N_i) tensors in the inputs'
     dtype (views into one allocation). The launch reads a small table of pointers and sizes copied to the device
-    (no synchronization)."""
+    (no synchronization). Inside torch.autocast, fp32 inputs are cast to the region's dtype first (ops/autocast.py).
+    """
     if not isinstance(list_a, (list, tuple)) or not isinstance(list_b, (list, tuple)):
         raise TypeError("group_gemm takes two lists of tensors: list_a and list_b")
+    if autocast.enabled() and list_a:
+        cast = autocast.cast(*list_a, *list_b)
+        list_a, list_b = list(cast[:len(list_a)]), list(cast[len(list_a):])
     if len(list_a) != len(list_b):
         raise ValueError(f"list_a and list_b must have the same length, got {len(list_a)} and {len(list_b)}")
     if not list_a:
