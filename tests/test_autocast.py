@@ -72,3 +72,32 @@ def test_group_gemm_in_a_region():
         outs = warpgemm.group_gemm([a for a, _ in pairs], [b for _, b in pairs])
     for out, (a, b) in zip(outs, pairs):
         assert out.dtype == torch.bfloat16 and rel_error(out, a.double() @ b.double()) < 1e-2
+
+
+def test_out_variants_are_not_cast_as_in_torch():
+    """torch does not autocast out= variants: fp32 operands with out= are refused as outside a region, and bf16 ones
+    write the caller's fp32 out."""
+    a, b = torch.randn(9, 16), torch.randn(16, 8)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        with pytest.raises(TypeError, match="got torch.float32"):
+            warpgemm.matmul(a, b, out=torch.empty(9, 8))
+        out = torch.full((9, 8), float("nan"))
+        warpgemm.matmul(a.bfloat16(), b.bfloat16(), out=out)
+        offs = torch.tensor([4, 9], dtype=torch.int32)
+        with pytest.raises(TypeError, match="got torch.float32"):
+            warpgemm.grouped_mm(a, torch.randn(2, 16, 8), offs, out=torch.empty(9, 8))
+    assert rel_error(out, a.bfloat16().double() @ b.bfloat16().double()) < 1e-3
+
+
+def test_scaled_mm_fallback_stays_float32_in_a_region():
+    """scaled_mm is not autocast, and its fallback's float32 product must not run in an fp16 region (e4m3 rowwise
+    operands with K = 1024 reached inf there)."""
+    from warpgemm.testing import rowwise_fp8
+
+    torch.manual_seed(4)
+    a8, w8, sa, sb = rowwise_fp8(torch.randn(16, 1024) * 30, torch.randn(32, 1024) * 30)
+    outside = warpgemm.scaled_mm(a8, w8.t(), sa, sb, out_dtype=torch.float32)
+    with torch.autocast("cpu", dtype=torch.float16):
+        inside = warpgemm.scaled_mm(a8, w8.t(), sa, sb, out_dtype=torch.float32)
+    assert inside.dtype == torch.float32 and inside.isfinite().all()
+    assert torch.equal(inside, outside)

@@ -34,7 +34,8 @@ def randn(*shape, seed: int, dtype=BF) -> torch.Tensor:
 
 
 def rows_past(n_cols: int, count: int = 64) -> int:
-    """The first row whose first element lies past 2^31 elements of a (rows, n_cols) row-major output."""
+    """The end of a `count`-row range that starts at the first row lying wholly past 2^31 elements of a
+    (rows, n_cols) row-major output."""
     return -(-PAST // n_cols) + count
 
 

@@ -44,6 +44,7 @@ import torch
 from . import _env
 from .config import GemmConfig, check_config
 from .one_partition_rule import tile_count
+from .ops import autocast
 
 # 3: M's key splits 33-47 rows from 48-64 (m_bucket); a format-2 entry keyed "M64" may have been tuned on either.
 FORMAT = 3
@@ -372,7 +373,7 @@ def tune_problem(a3, b3, c3, bias, *, candidates=None, rep_ms: int = 25, timer=N
     timer = timer or (lambda fn, cfg: do_bench_ms(fn, cfg, rep_ms))
     key = problem_key(a3, b3, c3, bias is not None)
     with torch.no_grad(), torch.cuda.device(a3.device) if a3.is_cuda else _nothing():
-        with _exact_fp32():
+        with _exact_fp32(), autocast.suspended():  # a region would run this reference in its own dtype
             ref = torch.matmul(a3.float(), b3.float())
         if bias is not None:
             ref += bias.float()

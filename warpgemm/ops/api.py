@@ -175,9 +175,10 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out: torch.Tensor | None = None,
 
     out_dtype: the input dtype (default) or torch.float32. bias: an (N,) vector added to every output row.
     config: force a Hopper kernel config (raises ValueError if it cannot run these dtypes).
-    Inside torch.autocast, floating operands and bias are cast to the region's dtype first, as torch.matmul's are.
+    Inside torch.autocast, floating operands and bias are cast to the region's dtype first, as torch.matmul's are
+    (not with out=, which torch does not autocast either).
     """
-    if autocast.enabled():  # one C call on the eager fast path
+    if out is None and autocast.enabled():  # one C call on the eager fast path
         a, b, bias = autocast.cast(a, b, bias)
     return _matmul(a, b, bias, out, out_dtype, config, ("a", "b"))
 
@@ -213,7 +214,8 @@ def explain(a: torch.Tensor, b: torch.Tensor, *, out: torch.Tensor | None = None
             out_dtype: torch.dtype | None = None, bias: torch.Tensor | None = None,
             config: GemmConfig | None = None) -> str:
     """Say which path and config `matmul(a, b, ...)` would run and why, without running it."""
-    a, b, bias = autocast.cast(a, b, bias)
+    if out is None:  # as matmul
+        a, b, bias = autocast.cast(a, b, bias)
     shapes, out_dtype = _prepare(a, b, bias, out, out_dtype, config, ("a", "b"))
     a3, b3 = to_batched(shapes)
     c_shape = (batch_count(a3, b3), a3.shape[1], b3.shape[2])

@@ -1,8 +1,12 @@
-"""torch.autocast for the GEMMs: inside an autocast region matmul, linear and grouped_mm take their floating
-operands (and bias) in the region's dtype, as torch.matmul, F.linear and torch.mm do there, so a model whose
+"""torch.autocast for the GEMMs: inside an autocast region matmul, linear, grouped_mm and group_gemm take their
+floating operands (and bias) in the region's dtype, as torch.matmul, F.linear and torch.mm do there, so a model whose
 parameters are fp32 runs its products in bf16 / fp16 and its gradients reach the fp32 parameters through the casts.
-float64 tensors are left alone, as torch's autocast leaves them (warpgemm then refuses them, naming the dtype)."""
+float64 tensors are left alone, as torch's autocast leaves them (warpgemm then refuses them, naming the dtype), and
+so are calls with out=, as torch does not autocast its out= variants. torch's cast cache (one cast of a leaf
+parameter per region) is not shared: an fp32 weight is cast on every call."""
 from __future__ import annotations
+
+import contextlib
 
 import torch
 
@@ -34,3 +38,15 @@ def cast(*tensors):
         return tensors
     return tuple(t.to(dtype) if isinstance(t, torch.Tensor) and t.is_floating_point()
                  and t.dtype not in (dtype, torch.float64) else t for t in tensors)
+
+
+@contextlib.contextmanager
+def suspended():
+    """Every open autocast region closed for the block: for products warpgemm computes in float32 with torch (the
+    tuner's reference, scaled_mm's fallback), which a region would otherwise run in its own dtype."""
+    with contextlib.ExitStack() as stack:
+        if enabled():
+            for kind in _KINDS:
+                if torch.is_autocast_enabled(kind):
+                    stack.enter_context(torch.autocast(kind, enabled=False))
+        yield

@@ -27,7 +27,8 @@ Differences from torch._grouped_mm, all deliberate:
   to the previous one and clamped to [0, T] on the device, so a decreasing offset makes an empty group and groups
   never overlap. WARPGEMM_CHECK_OFFS=1 checks offs on the host instead (a synchronization) and raises.
 - out_dtype may also be torch.float32 (torch requires the input dtype).
-- Inside torch.autocast a and b are cast to the region's dtype first, as for torch.mm (ops/autocast.py).
+- Inside torch.autocast a and b are cast to the region's dtype first, as for torch.mm, unless out= is given
+  (ops/autocast.py).
 - Rows past offs[-1] are left unwritten, as in torch: their contents are unspecified.
 - Autograd covers every form called without out= (token form: dA with transposed experts, dB with the ragged-K
   form; ragged-K form: both gradients are token forms; 3-D x 3-D: warpgemm's bmm op); rows past offs[-1] get a
@@ -302,7 +303,8 @@ def grouped_mm(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor | None = Non
                out: torch.Tensor | None = None, out_dtype: torch.dtype | None = None,
                config: GemmConfig | None = None) -> torch.Tensor:
     """torch._grouped_mm(a, b, offs) on warpgemm's kernels; see the module docstring for forms and differences."""
-    a, b = autocast.cast(a, b)
+    if out is None:  # torch does not autocast out= variants
+        a, b = autocast.cast(a, b)
     checks.check_tensor("a", a)
     checks.check_tensor("b", b)
     checks.check_gemm_dtypes(a, b)

@@ -28,7 +28,7 @@ from torch import Tensor
 from .. import _env, heuristics, off_sector, one_partition_rule, swap_rows
 from ..config import GemmConfig, check_config
 from ..kernels.hopper import tma_operands as tma
-from . import checks
+from . import autocast, checks
 from . import gemm_impl
 from .gemm_impl import select_path
 
@@ -80,11 +80,13 @@ def validate(a, b, scale_a, scale_b, bias, out_dtype, use_fast_accum, config) ->
 
 
 def reference(a, b, scale_a, scale_b, bias, out_dtype) -> Tensor:
-    """The product in float32: what the fallback path returns, and what the tests compare against."""
-    prod = torch.matmul(a.float(), b.float()) * scale_a.float().reshape(-1, 1) * scale_b.float().reshape(1, -1)
-    if bias is not None:
-        prod = prod + bias.float()
-    return prod.to(out_dtype)
+    """The product in float32: what the fallback path returns, and what the tests compare against (in float32 inside
+    an autocast region too: scaled_mm is not autocast)."""
+    with autocast.suspended():
+        prod = torch.matmul(a.float(), b.float()) * scale_a.float().reshape(-1, 1) * scale_b.float().reshape(1, -1)
+        if bias is not None:
+            prod = prod + bias.float()
+        return prod.to(out_dtype)
 
 
 class ScaledPlan(NamedTuple):
