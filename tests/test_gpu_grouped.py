@@ -550,16 +550,22 @@ def test_ragged_k_forced_configs_it_cannot_run_are_refused():
                 warpgemm.grouped_mm(x.t(), dy, offs, config=cfg)
 
 
-@pytest.mark.parametrize("lead", [0, 64, 300, 4100], ids=["one-chunk", "two-chunks", "five-chunks", "host-raised"])
-def test_ragged_k_bad_offsets_stay_inside_the_output(lead):
+@pytest.mark.parametrize("lead,spike", [(0, False), (64, False), (300, False), (300, True), (4087, True),
+                                        (4100, False)],
+                         ids=["one-chunk", "two-chunks", "five-chunks", "five-chunks-spike", "4096-groups-spike",
+                              "host-raised"])
+def test_ragged_k_bad_offsets_stay_inside_the_output(lead, spike):
     """Decreasing, negative and past-T offsets: each group sums its sanitized range (or nothing), and nothing is
     written outside the output (guard rows around it stay NaN). lead: sorted groups before them, so the kernel
-    raises the ends over one, two or five chunks of 64 (ragged_k.RaggedKScheduler), and past
-    RAGGED_OFFS_GROUPS_MAX groups the host does (torch.cummax)."""
+    raises the ends over one, two or five chunks of 64 or all 64 of them (4096 groups: ragged_k.RaggedKScheduler),
+    and past RAGGED_OFFS_GROUPS_MAX groups the host does (torch.cummax). spike: the fourth end is 140, above the
+    next few chunks' ends, so only the running maximum over chunk maxima (not the chunk before alone) starts
+    those groups right."""
     g = torch.Generator(device=DEV).manual_seed(6)
     T, M, N = 300, 128, 256
     x, dy = rand(T, M, g=g), rand(T, N, g=g)
-    offs_list = [i * 150 // lead for i in range(lead)] + [100, 50, -20, 250, 1000, 120, 299, 300, 2 ** 31 - 1]
+    lead_ends = [140 if spike and i == 3 else i * 150 // lead for i in range(lead)]
+    offs_list = lead_ends + [100, 50, -20, 250, 1000, 120, 299, 300, 2 ** 31 - 1]
     offs = torch.tensor(offs_list, device=DEV, dtype=torch.int32)
     G = len(offs_list)
     guarded = torch.full((G + 2, M, N), float("nan"), device=DEV, dtype=BF)
