@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 from .. import _env, heuristics, tuning
 from ..config import GemmConfig
-from . import autocast, checks
+from . import autocast, checks, transforms
 from .batching import batch_count, matmul_shapes, to_batched
 from . import gemm_impl
 from .gemm_impl import bmm_into, explain_bmm, select_path
@@ -180,6 +180,8 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out: torch.Tensor | None = None,
     """
     if out is None and autocast.enabled():  # one C call on the eager fast path
         a, b, bias = autocast.cast(a, b, bias)
+    if transforms.active():  # torch.func: wrappers without storage (ops/transforms.py)
+        return transforms.matmul(a, b, bias, out, out_dtype)
     return _matmul(a, b, bias, out, out_dtype, config, ("a", "b"))
 
 
@@ -190,7 +192,7 @@ def linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = No
     key = None
     if (type(x) in _PLAIN and type(weight) in _PLAIN and (bias is None or type(bias) in _PLAIN)
             and not _env.LOG_ENABLED and (config is None or type(config) is GemmConfig)
-            and not torch.compiler.is_compiling() and not autocast.enabled()):
+            and not torch.compiler.is_compiling() and not autocast.enabled() and not transforms.active()):
         # A repeated eager call (decode: the same shapes every step) skips validation and the transposed view.
         key = _recipe_key(x, weight, bias, None, config)
         key = None if key is None else ("linear", ) + key
@@ -207,6 +209,8 @@ def linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = No
     if x.dim() == 0 or x.shape[-1] != weight.shape[1]:
         raise ValueError(f"input must have last dimension {weight.shape[1]} (weight's in_features), "
                          f"got shape {tuple(x.shape)}")
+    if transforms.active():
+        return transforms.matmul(x, weight.t(), bias, None, None, ("input", "weight"))
     return _matmul(x, weight.t(), bias, None, None, config, ("input", "weight"), alias_key=key)
 
 
@@ -214,6 +218,7 @@ def explain(a: torch.Tensor, b: torch.Tensor, *, out: torch.Tensor | None = None
             out_dtype: torch.dtype | None = None, bias: torch.Tensor | None = None,
             config: GemmConfig | None = None) -> str:
     """Say which path and config `matmul(a, b, ...)` would run and why, without running it."""
+    transforms.refuse("explain")
     if out is None:  # as matmul
         a, b, bias = autocast.cast(a, b, bias)
     shapes, out_dtype = _prepare(a, b, bias, out, out_dtype, config, ("a", "b"))
@@ -241,6 +246,7 @@ def tune(a: torch.Tensor, b: torch.Tensor, *, bias: torch.Tensor | None = None, 
     are not tuned: they run a GEMV, or against a static weight (warpgemm.mark_static) the heuristics' swap-AB tile.
     The tuner times candidates without the static-weight early loads.
     """
+    transforms.refuse("tune")
     a, b, bias = autocast.cast(a, b, bias)
     shapes, out_dtype = _prepare(a, b, bias, None, out_dtype, None, ("a", "b"))
     if a.device.type != "cuda" or select_path(a.device).path != "hopper":

@@ -11,13 +11,18 @@ from ..static_weights import writes_static
 GEMM_DTYPES = (torch.bfloat16, torch.float16)
 
 
+_TRANSFORM_LEVEL = torch._C._functorch.maybe_current_level  # None outside every torch.func transform
+
+
 def check_tensor(name: str, x) -> None:
     if not isinstance(x, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
     if x.layout != torch.strided:
         raise TypeError(f"{name} must be a dense (torch.strided) tensor, got layout {x.layout}")
-    if torch.compiler.is_compiling():
-        return  # traced: fake tensors have no storage to measure (and is_neg() does not trace)
+    if torch.compiler.is_compiling() or _TRANSFORM_LEVEL() is not None:
+        # traced: fake tensors have no storage to measure (and is_neg() does not trace); under a torch.func
+        # transform the wrappers have none either (torch ops compute there: ops/transforms.py)
+        return
     if x.is_neg():
         # A lazy negation (conj().imag of a complex tensor, torch._neg_view) lives in a flag the kernels never see.
         raise TypeError(f"{name} is a lazily negated view (is_neg() is True), which the kernels would read without "

@@ -14,7 +14,7 @@ from torch import Tensor
 
 from .. import _env
 from ..config import StreamConfig, check_stream_config
-from . import checks
+from . import checks, transforms
 
 STREAM_DTYPES = (torch.float32, torch.bfloat16, torch.float16)
 _SCALARS = numbers.Number  # Python's numbers and numpy's scalars (numpy registers its own)
@@ -135,6 +135,8 @@ def _check_config(config, a, b) -> None:
 
 def _binary(op: str, a, b, alpha, out, config):
     _check_config(config, a, b)
+    if transforms.active():  # torch.func wrappers have no storage for the stream kernel
+        return _TORCH_OPS[op](a, b, alpha, out)
     if not torch.compiler.is_compiling():
         if isinstance(out, Tensor) and out.layout == torch.strided:  # (another layout: check_tensor names it below)
             # The README's promise for marked weights holds for every op that writes, whichever path computes.

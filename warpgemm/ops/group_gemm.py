@@ -22,7 +22,7 @@ import torch
 from .. import _env
 from ..kernels.hopper import group_gemm_tma
 from ..kernels.hopper.group_gemm_tma import FIELDS, TILE_CONFIGS, tile_config_for
-from . import autocast, checks
+from . import autocast, checks, transforms
 
 # Set by `warpgemm bench groups --tile`: force a TILE_CONFIGS entry of the Hopper kernel (None: heuristic).
 FORCE_TILE: str | None = None
@@ -145,6 +145,7 @@ def group_gemm(list_a, list_b) -> list:
     """
     if not isinstance(list_a, (list, tuple)) or not isinstance(list_b, (list, tuple)):
         raise TypeError("group_gemm takes two lists of tensors: list_a and list_b")
+    transforms.refuse("group_gemm")
     if autocast.enabled() and list_a:
         cast = autocast.cast(*list_a, *list_b)
         list_a, list_b = list(cast[:len(list_a)]), list(cast[len(list_a):])

@@ -48,7 +48,7 @@ from .. import _env
 from ..config import GemmConfig, check_config, is_two_part, weight_layout_problem
 from ..heuristics import (GROUPED_LARGE, GROUPED_NARROW_N, GROUPED_STREAM, GROUPED_SWAP, GROUPED_SWAP_MEAN_ROWS,
                           LARGE, LARGE_TALL_BANDS, MEDIUM, SMALL, TALL_BAND_MIN_ROW_TILES)
-from . import autocast, checks
+from . import autocast, checks, transforms
 from .library import gradient_operand
 
 _CHECK_OFFS = os.environ.get("WARPGEMM_CHECK_OFFS", "0").lower() in {"1", "true", "yes", "on"}
@@ -303,6 +303,7 @@ def grouped_mm(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor | None = Non
                out: torch.Tensor | None = None, out_dtype: torch.dtype | None = None,
                config: GemmConfig | None = None) -> torch.Tensor:
     """torch._grouped_mm(a, b, offs) on warpgemm's kernels; see the module docstring for forms and differences."""
+    transforms.refuse("grouped_mm")
     if out is None:  # torch does not autocast out= variants
         a, b = autocast.cast(a, b)
     checks.check_tensor("a", a)

@@ -1,0 +1,46 @@
+"""torch.func transforms (ops/transforms.py): matmul, linear, add and mul compose with vmap / grad / jacrev by
+computing with torch ops under the transform (warpgemm's dtype rules, fp32 accumulation, bias in fp32); the other
+ops refuse with a NotImplementedError that names the op. CPU tensors under the Triton interpreter."""
+import pytest
+import torch
+from torch.func import grad, jacrev, vmap
+
+import warpgemm
+from warpgemm.testing import rel_error
+
+BF = torch.bfloat16
+
+
+def test_vmap_linear_and_matmul_match_the_eager_ops():
+    torch.manual_seed(0)
+    x, w, bias = torch.randn(4, 5, 16, dtype=BF), torch.randn(8, 16, dtype=BF), torch.randn(8)
+    got = vmap(lambda xi: warpgemm.linear(xi, w, bias))(x)
+    assert got.dtype == BF and got.shape == (4, 5, 8)
+    assert rel_error(got, warpgemm.linear(x, w, bias)) < 1e-2
+    wide = vmap(lambda xi: warpgemm.matmul(xi, w.t(), out_dtype=torch.float32))(x)
+    assert wide.dtype == torch.float32 and rel_error(wide, x.double() @ w.double().t()) < 1e-5
+    assert torch.equal(vmap(lambda xi: warpgemm.add(xi, xi, alpha=2))(x), torch.add(x, x, alpha=2))
+    assert torch.equal(vmap(lambda xi: warpgemm.mul(xi, xi))(x), x * x)
+
+
+def test_grad_and_jacrev_through_linear():
+    torch.manual_seed(1)
+    x, w = torch.randn(5, 16, dtype=BF), torch.randn(8, 16, dtype=BF)
+    dw = grad(lambda ww: warpgemm.linear(x, ww).float().sum())(w)
+    assert rel_error(dw, x.double().sum(0).expand(8, 16)) < 1e-2
+    jac = jacrev(lambda xx: warpgemm.matmul(xx, w.t(), out_dtype=torch.float32))(x.float().to(BF))
+    assert jac.shape == (5, 8, 5, 16)
+    assert rel_error(jac[2, :, 2], w.double()) < 1e-2 and jac[2, :, 3].abs().max() == 0
+
+
+def test_dtype_rules_and_refusals_under_a_transform():
+    x, w = torch.randn(3, 5, 16, dtype=BF), torch.randn(8, 16, dtype=BF)
+    with pytest.raises(TypeError, match="got torch.float32"):
+        vmap(lambda xi: warpgemm.matmul(xi.float(), w.t().float()))(x)
+    with pytest.raises(NotImplementedError, match=r"matmul\(out=...\) does not support torch.func"):
+        vmap(lambda xi: warpgemm.matmul(xi, w.t(), out=torch.empty(5, 8, dtype=BF)))(x)
+    offs = torch.tensor([5], dtype=torch.int32)
+    with pytest.raises(NotImplementedError, match="warpgemm.grouped_mm does not support torch.func"):
+        vmap(lambda xi: warpgemm.grouped_mm(xi, w.t().unsqueeze(0).contiguous(), offs))(x)
+    with pytest.raises(NotImplementedError, match="warpgemm.group_gemm does not support torch.func"):
+        vmap(lambda xi: warpgemm.group_gemm([xi], [w.t()])[0])(x)
