@@ -44,3 +44,30 @@ def test_dtype_rules_and_refusals_under_a_transform():
         vmap(lambda xi: warpgemm.grouped_mm(xi, w.t().unsqueeze(0).contiguous(), offs))(x)
     with pytest.raises(NotImplementedError, match="warpgemm.group_gemm does not support torch.func"):
         vmap(lambda xi: warpgemm.group_gemm([xi], [w.t()])[0])(x)
+
+
+def test_forward_mode_ad_propagates_tangents():
+    """Dual tensors (torch.autograd.forward_ad): matmul, linear and add carry the tangent as torch's ops do (it was
+    silently dropped); grouped_mm refuses a dual input by name and runs plain inputs inside the level."""
+    import torch.autograd.forward_ad as fwad
+
+    torch.manual_seed(2)
+    x, tx = torch.randn(6, 32, dtype=BF), torch.randn(6, 32, dtype=BF)
+    w, tw = torch.randn(16, 32, dtype=BF), torch.randn(16, 32, dtype=BF)
+    bias, tb = torch.randn(16), torch.randn(16)
+    want = tx.double() @ w.double().t() + x.double() @ tw.double().t() + tb.double()
+    with fwad.dual_level():
+        y = warpgemm.linear(fwad.make_dual(x, tx), fwad.make_dual(w, tw), fwad.make_dual(bias, tb))
+        primal, tangent = fwad.unpack_dual(y)
+        assert tangent is not None and tangent.dtype == BF
+        assert rel_error(tangent, want) < 1e-2
+        assert rel_error(primal, x.double() @ w.double().t() + bias.double()) < 1e-2
+        m = fwad.unpack_dual(warpgemm.matmul(fwad.make_dual(x, tx), w.t(), out_dtype=torch.float32)).tangent
+        assert m.dtype == torch.float32 and rel_error(m, tx.double() @ w.double().t()) < 1e-5
+        s = fwad.unpack_dual(warpgemm.add(fwad.make_dual(x, tx), x, alpha=3)).tangent
+        assert torch.equal(s, tx)
+        offs = torch.tensor([6], dtype=torch.int32)
+        experts = w.t().unsqueeze(0).contiguous()
+        with pytest.raises(NotImplementedError, match="grouped_mm does not support forward-mode AD"):
+            warpgemm.grouped_mm(fwad.make_dual(x, tx), experts, offs)
+        assert rel_error(warpgemm.grouped_mm(x, experts, offs), x.double() @ w.double().t()) < 1e-2

@@ -303,7 +303,7 @@ def grouped_mm(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor | None = Non
                out: torch.Tensor | None = None, out_dtype: torch.dtype | None = None,
                config: GemmConfig | None = None) -> torch.Tensor:
     """torch._grouped_mm(a, b, offs) on warpgemm's kernels; see the module docstring for forms and differences."""
-    transforms.refuse("grouped_mm")
+    transforms.refuse("grouped_mm", a, b)
     if out is None:  # torch does not autocast out= variants
         a, b = autocast.cast(a, b)
     checks.check_tensor("a", a)
@@ -484,7 +484,9 @@ def _grouped_mm_ragged_k_fake(a, b, offs, out_dtype, config):
 
 def _setup(ctx, inputs, output):
     a, b, offs, _, _ = inputs
-    ctx.save_for_backward(a, b, offs)
+    # dA needs only b and dB only a (frozen experts keep no activation alive); a and b share one dtype.
+    ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b if ctx.needs_input_grad[0] else None, offs)
+    ctx.dtype = a.dtype
 
 
 def _zero_past_end(x: torch.Tensor, offs: torch.Tensor) -> torch.Tensor:
@@ -503,30 +505,30 @@ def _unscaled(x: torch.Tensor, scale, dtype) -> torch.Tensor:
 
 def _tokens_backward(ctx, grad):
     a, b, offs = ctx.saved_tensors
-    g, scale = gradient_operand(grad, a.dtype)
+    g, scale = gradient_operand(grad, ctx.dtype)
     wide = torch.float32 if scale is not None else None  # products of a scaled gradient stay fp32 until unscaled
     da = db = None
     if ctx.needs_input_grad[0]:
-        da = torch.ops.warpgemm.grouped_mm_tokens(g, b.transpose(1, 2), offs, wide or a.dtype, None)
-        da = _zero_past_end(_unscaled(da, scale, a.dtype), offs)
+        da = torch.ops.warpgemm.grouped_mm_tokens(g, b.transpose(1, 2), offs, wide or ctx.dtype, None)
+        da = _zero_past_end(_unscaled(da, scale, ctx.dtype), offs)
     if ctx.needs_input_grad[1]:
         # The ragged-K form's groups are the forward's (each end raised to the one before it), also for bad offs.
-        db = torch.ops.warpgemm.grouped_mm_ragged_k(a.t(), g, offs, wide or b.dtype, None)
-        db = _unscaled(db, scale, b.dtype)
+        db = torch.ops.warpgemm.grouped_mm_ragged_k(a.t(), g, offs, wide or ctx.dtype, None)
+        db = _unscaled(db, scale, ctx.dtype)
     return da, db, None, None, None
 
 
 def _ragged_k_backward(ctx, grad):
     a, b, offs = ctx.saved_tensors
-    g, scale = gradient_operand(grad, a.dtype)
+    g, scale = gradient_operand(grad, ctx.dtype)
     wide = torch.float32 if scale is not None else None
     da = db = None
     if ctx.needs_input_grad[0]:
-        da = torch.ops.warpgemm.grouped_mm_tokens(b, g.transpose(1, 2), offs, wide or a.dtype, None)
-        da = _zero_past_end(_unscaled(da, scale, a.dtype), offs).t()
+        da = torch.ops.warpgemm.grouped_mm_tokens(b, g.transpose(1, 2), offs, wide or ctx.dtype, None)
+        da = _zero_past_end(_unscaled(da, scale, ctx.dtype), offs).t()
     if ctx.needs_input_grad[1]:
-        db = torch.ops.warpgemm.grouped_mm_tokens(a.t(), g, offs, wide or b.dtype, None)
-        db = _zero_past_end(_unscaled(db, scale, b.dtype), offs)
+        db = torch.ops.warpgemm.grouped_mm_tokens(a.t(), g, offs, wide or ctx.dtype, None)
+        db = _zero_past_end(_unscaled(db, scale, ctx.dtype), offs)
     return da, db, None, None, None
 
 

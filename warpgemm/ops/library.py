@@ -57,8 +57,26 @@ def _bmm_out_fake(a, b, bias, out, config):
 
 def _setup_context(ctx, inputs, output):
     a, b, bias, out_dtype, config = inputs
-    ctx.save_for_backward(a, b)
+    # dA needs only b and dB only a, so a frozen weight's layer keeps no activation alive (torch's mm saves the same).
+    need_a, need_b = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
+    ctx.save_for_backward(b if need_a else None, a if need_b else None)
+    ctx.a_like = (a.shape[0], a.dtype, _column_major(a))
+    ctx.b_like = (b.shape[0], b.dtype, _column_major(b))
     ctx.bias_dtype = None if bias is None else bias.dtype
+
+
+def _column_major(x: Tensor) -> bool:
+    """Whether a (batch, rows, cols) operand is stored column by column: its gradient is then made the same way, as
+    torch's mm backward does (an nn.Linear weight read as W.T gets a contiguous W-shaped gradient)."""
+    return x.shape[2] > 1 and x.stride(2) != 1 and x.stride(1) == 1
+
+
+def _product(left: Tensor, right: Tensor, out_dtype, column_major: bool) -> Tensor:
+    """left @ right (batched), column by column when column_major: computed as (right^T @ left^T)^T."""
+    if column_major:
+        return torch.ops.warpgemm.bmm(right.transpose(1, 2), left.transpose(1, 2), None, out_dtype,
+                                      None).transpose(1, 2)
+    return torch.ops.warpgemm.bmm(left, right, None, out_dtype, None)
 
 
 def gradient_operand(grad: Tensor, dtype: torch.dtype) -> tuple[Tensor, Optional[Tensor]]:
@@ -82,29 +100,31 @@ def gradient_operand(grad: Tensor, dtype: torch.dtype) -> tuple[Tensor, Optional
     return (grad / scale).to(dtype), scale
 
 
-def finish_gradient(grad_fp32: Tensor, like: Tensor, scale: Optional[Tensor]) -> Tensor:
-    """A backward product (fp32 where scaled or broadcast) as `like`'s gradient: summed over the batches `like` was
-    broadcast across, multiplied back by the gradient's scale (after the sum: a smaller tensor), in like's dtype."""
-    if like.shape[0] == 1 and grad_fp32.shape[0] != 1:
+def finish_gradient(grad_fp32: Tensor, batches: int, dtype: torch.dtype, scale: Optional[Tensor]) -> Tensor:
+    """A backward product (fp32 where scaled or broadcast) as the gradient of an operand of `batches` batches and
+    `dtype`: summed over the batches it was broadcast across, multiplied back by the gradient's scale (after the sum:
+    a smaller tensor), in its dtype."""
+    if batches == 1 and grad_fp32.shape[0] != 1:
         grad_fp32 = grad_fp32.sum(0, keepdim=True)
     if scale is not None:
         grad_fp32 = grad_fp32 * scale
-    return grad_fp32.to(like.dtype)
+    return grad_fp32.to(dtype)
 
 
 def _backward(ctx, grad: Tensor):
-    a, b = ctx.saved_tensors
+    b, a = ctx.saved_tensors
+    (a_batches, a_dtype, a_columns), (b_batches, b_dtype, b_columns) = ctx.a_like, ctx.b_like
     # dA and dB go through the same kernels; a broadcast operand's gradient is accumulated in fp32 over batches.
-    g, scale = gradient_operand(grad, a.dtype)
+    g, scale = gradient_operand(grad, a_dtype)
     da = db = dbias = None
     if ctx.needs_input_grad[0]:
-        wide = scale is not None or (a.shape[0] == 1 and g.shape[0] != 1)
-        da = finish_gradient(torch.ops.warpgemm.bmm(g, b.transpose(1, 2), None, torch.float32 if wide else None,
-                                                    None), a, scale)
+        wide = scale is not None or (a_batches == 1 and g.shape[0] != 1)
+        da = finish_gradient(_product(g, b.transpose(1, 2), torch.float32 if wide else None, a_columns),
+                             a_batches, a_dtype, scale)
     if ctx.needs_input_grad[1]:
-        wide = scale is not None or (b.shape[0] == 1 and g.shape[0] != 1)
-        db = finish_gradient(torch.ops.warpgemm.bmm(a.transpose(1, 2), g, None, torch.float32 if wide else None,
-                                                    None), b, scale)
+        wide = scale is not None or (b_batches == 1 and g.shape[0] != 1)
+        db = finish_gradient(_product(a.transpose(1, 2), g, torch.float32 if wide else None, b_columns),
+                             b_batches, b_dtype, scale)
     if ctx.needs_input_grad[2]:
         dbias = grad.sum((0, 1), dtype=torch.float32).to(ctx.bias_dtype)
     return da, db, dbias, None, None

@@ -239,7 +239,7 @@ def scaled_mm(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor, bias: Tens
     scales an fp8 output). use_fast_accum defaults to True here, False in torch: see the module docstring."""
     if scale_result is not None:
         raise ValueError("scale_result must be None: it scales an fp8 output, which scaled_mm does not produce")
-    transforms.refuse("scaled_mm")
+    transforms.refuse("scaled_mm", a, b, scale_a, scale_b, bias)
     # nn.Parameter counts as a plain tensor (fp8 weights are often kept as frozen Parameters).
     fast = (type(a) in _PLAIN and type(b) in _PLAIN and type(scale_a) in _PLAIN and type(scale_b) in _PLAIN
             and (bias is None or type(bias) in _PLAIN) and (config is None or type(config) is GemmConfig)
