@@ -19,6 +19,7 @@ from .ops.elementwise import add, mul
 from .ops.group_gemm import group_gemm
 from .ops.grouped import grouped_mm
 from .ops.scaled import scaled_mm
+from .ops import flops as _flops  # noqa: F401  (FLOP formulas of torch.ops.warpgemm.* for FlopCounterMode)
 from .static_weights import is_static, mark_static
 
 __version__ = "0.1.0"

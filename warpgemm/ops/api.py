@@ -96,13 +96,14 @@ def _out_overlaps(out, a, b, bias) -> bool:
             or (bias is not None and checks.shares_memory(out, bias)))
 
 
-def _matmul(a, b, bias, out, out_dtype, config, names, alias_key=None):
-    """alias_key: a caller's own recipe key (linear's, on the untransposed weight) to record the recipe under."""
+def _matmul(a, b, bias, out, out_dtype, config, names, *, context_plain: bool, alias_key=None):
+    """alias_key: a caller's own recipe key (linear's, on the untransposed weight) to record the recipe under.
+    context_plain: the caller's checks.plain_context() (False: no recipe, and the call goes through the op)."""
     plain = type(a) in _PLAIN and type(b) in _PLAIN and (bias is None or isinstance(bias, torch.Tensor))
     needs_grad = _needs_grad(a, b, bias) if plain else None  # non-tensors are reported by _prepare first
     eager = (plain and not needs_grad and (out is None or (type(out) in _PLAIN and not out.requires_grad))
              and not _env.LOG_ENABLED
-             and (config is None or type(config) is GemmConfig) and not torch.compiler.is_compiling())
+             and (config is None or type(config) is GemmConfig) and context_plain)  # (False while tracing)
     key = _recipe_key(a, b, bias, out_dtype, config, out) if eager else None
     eager = key is not None
     if eager:
@@ -134,7 +135,8 @@ def _matmul(a, b, bias, out, out_dtype, config, names, alias_key=None):
     if needs_grad is None:
         needs_grad = _needs_grad(a, b, bias)
     # Meta tensors (shape inference, planning without a GPU) take the ops' fake implementations.
-    dispatch = needs_grad or not plain or torch.compiler.is_compiling() or a.device.type == "meta"
+    dispatch = (needs_grad or not plain or torch.compiler.is_compiling() or a.device.type == "meta"
+                or not context_plain)
     if out is None:
         if dispatch:
             return torch.ops.warpgemm.bmm(a3, b3, bias, out_dtype, cfg).view(shapes.out_shape)
@@ -178,11 +180,13 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out: torch.Tensor | None = None,
     Inside torch.autocast, floating operands and bias are cast to the region's dtype first, as torch.matmul's are
     (not with out=, which torch does not autocast either).
     """
-    if out is None and autocast.enabled():  # one C call on the eager fast path
+    if checks.plain_context():  # the eager fast path's one check
+        return _matmul(a, b, bias, out, out_dtype, config, ("a", "b"), context_plain=True)
+    if out is None:
         a, b, bias = autocast.cast(a, b, bias)
-    if transforms.active():  # torch.func: wrappers without storage (ops/transforms.py)
+    if transforms.active():  # torch.func wrappers without storage, or dual tensors (ops/transforms.py)
         return transforms.matmul(a, b, bias, out, out_dtype)
-    return _matmul(a, b, bias, out, out_dtype, config, ("a", "b"))
+    return _matmul(a, b, bias, out, out_dtype, config, ("a", "b"), context_plain=False)
 
 
 def linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = None, *,
@@ -192,7 +196,7 @@ def linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = No
     key = None
     if (type(x) in _PLAIN and type(weight) in _PLAIN and (bias is None or type(bias) in _PLAIN)
             and not _env.LOG_ENABLED and (config is None or type(config) is GemmConfig)
-            and not torch.compiler.is_compiling() and not autocast.enabled() and not transforms.active()):
+            and checks.plain_context()):  # (not while tracing, either)
         # A repeated eager call (decode: the same shapes every step) skips validation and the transposed view.
         key = _recipe_key(x, weight, bias, None, config)
         key = None if key is None else ("linear", ) + key
@@ -201,7 +205,9 @@ def linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = No
             c = x.new_empty(r.out_shape)  # linear's output has x's dtype and device (cheapest allocation: see _matmul)
             r.launch.launch(x, weight, c, bias)  # the launch reads base addresses only
             return c
-    x, weight, bias = autocast.cast(x, weight, bias)
+    context_plain = checks.plain_context()
+    if not context_plain:
+        x, weight, bias = autocast.cast(x, weight, bias)
     checks.check_tensor("weight", weight)
     if weight.dim() != 2:
         raise ValueError(f"weight must be 2-D (out_features, in_features), got shape {tuple(weight.shape)}")
@@ -209,9 +215,10 @@ def linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = No
     if x.dim() == 0 or x.shape[-1] != weight.shape[1]:
         raise ValueError(f"input must have last dimension {weight.shape[1]} (weight's in_features), "
                          f"got shape {tuple(x.shape)}")
-    if transforms.active():
+    if not context_plain and transforms.active():
         return transforms.matmul(x, weight.t(), bias, None, None, ("input", "weight"))
-    return _matmul(x, weight.t(), bias, None, None, config, ("input", "weight"), alias_key=key)
+    return _matmul(x, weight.t(), bias, None, None, config, ("input", "weight"), alias_key=key,
+                   context_plain=context_plain)
 
 
 def explain(a: torch.Tensor, b: torch.Tensor, *, out: torch.Tensor | None = None,

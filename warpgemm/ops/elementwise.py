@@ -170,7 +170,8 @@ def _binary(op: str, a, b, alpha, out, config):
         binary_into(op, a, b, out, alpha, config)
         checks.mark_written(out)
         return out
-    if needs_grad or torch.compiler.is_compiling() or type(a) is not Tensor or type(b) is not Tensor:
+    if (needs_grad or torch.compiler.is_compiling() or type(a) is not Tensor or type(b) is not Tensor
+            or checks.under_dispatch_mode()):
         return torch.ops.warpgemm.binary(a, b, op, float(alpha))
     c = torch.empty(a.shape, dtype=a.dtype, device=a.device)
     return binary_into(op, a, b, c, alpha, config)

@@ -362,7 +362,7 @@ def grouped_mm(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor | None = Non
                          f"got {a.dim()}-D and {b.dim()}-D")
     if out is None:
         # Meta tensors (shape inference, planning without a GPU) take the ops' fake implementations too.
-        if (torch.compiler.is_compiling() or device.type == "meta"
+        if (torch.compiler.is_compiling() or device.type == "meta" or checks.under_dispatch_mode()
                 or (torch.is_grad_enabled() and (a.requires_grad or b.requires_grad))):
             # Through registered ops (fake implementations, autograd formulas): torch.compile(fullgraph=True) traces
             # them, and backward runs on these kernels. Plain eager calls skip the op dispatch (host time per

@@ -244,7 +244,7 @@ def scaled_mm(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor, bias: Tens
     fast = (type(a) in _PLAIN and type(b) in _PLAIN and type(scale_a) in _PLAIN and type(scale_b) in _PLAIN
             and (bias is None or type(bias) in _PLAIN) and (config is None or type(config) is GemmConfig)
             and type(out_dtype) is torch.dtype and use_fast_accum is True and not _env.LOG_ENABLED
-            and not torch.compiler.is_compiling()
+            and checks.plain_context()  # (False while tracing)
             and not (torch.is_grad_enabled()
                      and (a.requires_grad or b.requires_grad or scale_a.requires_grad or scale_b.requires_grad
                           or (bias is not None and bias.requires_grad))))
@@ -265,7 +265,7 @@ def scaled_mm(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor, bias: Tens
                                "detach them or call it under torch.no_grad()")
         return _NoDerivative.apply(
             lambda: scaled_mm(a, b, scale_a, scale_b, bias, None, out_dtype, use_fast_accum, config=config), *graded)
-    if torch.compiler.is_compiling() or a.device.type == "meta":
+    if torch.compiler.is_compiling() or a.device.type == "meta" or checks.under_dispatch_mode():
         return torch.ops.warpgemm.scaled_mm(a, b, scale_a, scale_b, bias, out_dtype,
                                             None if config is None else config.to_list())
     c = torch.empty((a.shape[0], b.shape[1]), dtype=out_dtype, device=a.device)
