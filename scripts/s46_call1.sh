@@ -30,5 +30,6 @@ for (case, kind), d in cells.items():
     if all(d.get(s) for s in logs):
         for s in logs:
             logs[s].append(sum(map(math.log, d[s])) / len(d[s]))
-print("geomean vs torch._grouped_mm: " + "  ".join(f"{s} {math.exp(sum(v) / max(len(v), 1)):.3f}" for s, v in logs.items()))
+print("geomean vs torch._grouped_mm: "
+      + "  ".join(f"{s} {math.exp(sum(v) / max(len(v), 1)):.3f}" for s, v in logs.items()))
 PY

@@ -491,7 +491,8 @@ def test_ragged_k_dtypes(dtype, out_dtype):
     g = torch.Generator(device=DEV).manual_seed(4)
     sizes = [300, 17, 0, 512]
     T = sum(sizes)
-    check_ragged(rand(T, 256, g=g, dtype=dtype).t(), rand(T, 384, g=g, dtype=dtype), offsets(sizes), out_dtype=out_dtype)
+    check_ragged(rand(T, 256, g=g, dtype=dtype).t(), rand(T, 384, g=g, dtype=dtype), offsets(sizes),
+                 out_dtype=out_dtype)
 
 
 def test_ragged_k_launch_runs_the_store_hinted_binary():

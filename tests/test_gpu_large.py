@@ -1,7 +1,7 @@
 """GPU suite for tensors past 2^31 elements (skipped without sm_90, or with under 48 GB of free GPU memory): the
-output of a large batch's LM head (32768 x 131072 logits, bf16 and fp8), a token-form grouped_mm over 300,000 tokens, the weight
-gradient of 160 experts, a swap-AB product whose rows pass 2^31 elements of a strided output, and an elementwise add
-of 2.5G elements. Every index past 2^31 must be computed in 64 bits somewhere. Outputs are NaN-filled first; rows
+output of a large batch's LM head (32768 x 131072 logits, bf16 and fp8), a token-form grouped_mm over 300,000
+tokens, the weight gradient of 160 experts, a swap-AB product whose rows pass 2^31 elements of a strided output, and
+an elementwise add of 2.5G elements. Every index past 2^31 must be computed in 64 bits somewhere. Outputs are NaN-filled first; rows
 are checked against float32 references at both ends and past the 2^31st element, and the whole output for NaN."""
 import pytest
 import torch

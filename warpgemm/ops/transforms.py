@@ -12,6 +12,7 @@ import torch.autograd.forward_ad as _forward_ad
 
 from . import checks
 
+
 def active() -> bool:
     """Whether a torch.func transform is running or a forward-AD level is open (~0.1 us)."""
     return checks._TRANSFORM_LEVEL() is not None or _forward_ad._current_level >= 0
