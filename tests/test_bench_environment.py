@@ -100,6 +100,7 @@ def test_bench_commands_refuse_a_bad_option_before_looking_for_a_gpu():
     cases = [(["bench", "dense", "--layout", "tt"], "--layout", "must be one of nt, nn, tn, got 'tt'"),
              (["bench", "sweep", "--layout", "tt"], "--layout", "must be one of nt, nn, tn, got 'tt'"),
              (["bench", "mid", "--dtype", "fp64"], "--dtype", "must be one of bf16, fp16, got 'fp64'"),
+             (["bench", "train", "--dtype", "fp64"], "--dtype", "must be one of bf16, fp16, got 'fp64'"),
              (["bench", "sweep", "--suite", "big"], "--suite", "got 'big'"),
              (["bench", "fp8", "--scaling", "blockwise"], "--scaling", "must be one of tensorwise, rowwise"),
              (["bench", "fp8", "--suite", "big"], "--suite", "got 'big'"),
@@ -126,3 +127,22 @@ def test_check_writes_its_json_on_a_cpu_machine_too(tmp_path):
     assert res.exit_code == 0, res.output
     cases = json.loads(path.read_text())["cases"]
     assert len(cases) == 3 and all(c["rel_error"] < 1e-2 for c in cases)
+
+
+def test_bench_train_cases_and_its_cli_without_a_gpu(tmp_path):
+    """`bench train`: the dense suite's six LLM weights at 4096 and 16384 tokens; without a Hopper GPU it says so
+    (exit 2) and writes nothing."""
+    from typer.testing import CliRunner
+
+    from warpgemm import _env
+    from warpgemm.bench.suites import LLM_NK
+    from warpgemm.bench.train_bench import train_cases
+    from warpgemm.cli import app
+
+    cases = train_cases()
+    assert len(cases) == 12 and {(c.N, c.K) for c in cases} == set(LLM_NK) and {c.M for c in cases} == {4096, 16384}
+    if torch.cuda.is_available() and _env.is_hopper(torch.cuda.current_device()):
+        pytest.skip("a Hopper GPU is here: bench would run")
+    res = CliRunner().invoke(app, ["bench", "train", "--json", str(tmp_path / "t.json")], terminal_width=200)
+    assert res.exit_code == 2 and "needs an NVIDIA Hopper GPU" in res.output, res.output
+    assert not (tmp_path / "t.json").exists()

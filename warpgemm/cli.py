@@ -250,6 +250,24 @@ def bench_decode(rounds: int = typer.Option(5, help="alternating timing rounds p
     _write_json(json_path, res)
 
 
+@bench_app.command("train")
+def bench_train(dtype: str = _DTYPE_OPT, rounds: int = _ROUNDS_OPT, json_path: Optional[Path] = _JSON_OPT):
+    """One linear layer's training step (forward + backward) vs F.linear's: M in {4096, 16384} x six LLM weights."""
+    _check_dtype(dtype)
+    if not _has_hopper():
+        _no_gpu_notice("bench train")
+        return
+    from .bench.train_bench import run_train_suite
+
+    res = run_train_suite(dtype, rounds, progress=lambda s: console.print(s, highlight=False))
+    _print_table(f"bench train ({dtype}: linear(x, W).backward(dY) vs F.linear)",
+                 ("shape MxNxK", "ms", "TFLOP/s", "F.linear TFLOP/s", "ratio", "dW diff"),
+                 [(r["shape"], f"{r['ms']:.3f}", f"{r['tflops']:.1f}", f"{r['tflops_baseline']:.1f}",
+                   f"{r['ratio']:.3f}", f"{r['rel_diff_dw']:.1e}") for r in res["results"]])
+    console.print(f"geomean vs F.linear: {res['geomean_ratio']:.3f} (min {res['min_ratio']:.3f})")
+    _write_json(json_path, res)
+
+
 @bench_app.command("moe")
 def bench_moe(rounds: int = typer.Option(3, help="alternating timing rounds per pair"),
               json_path: Optional[Path] = _JSON_OPT,
