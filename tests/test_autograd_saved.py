@@ -70,3 +70,24 @@ def test_grouped_mm_saves_only_what_its_gradients_need():
     out.float().sum().backward()
     want = torch.cat([b[g].double().sum(1).expand(e - s, 8) for g, (s, e) in enumerate([(0, 6), (6, 12), (12, 20)])])
     assert rel_error(a.grad, want) < 1e-2
+
+
+def test_a_weight_shared_by_unfoldable_batches_keeps_its_layout():
+    """x's batches cannot merge into one tall matrix (a slice of a longer one), so dW is summed over batches: in
+    the product's own orientation, so W's gradient is still contiguous like torch's."""
+    torch.manual_seed(4)
+    x = torch.randn(3, 7, 32, dtype=BF)[:, :4]
+    w = torch.randn(16, 32, dtype=BF, requires_grad=True)
+    g = torch.randn(3, 4, 16, dtype=BF)
+    gw, = torch.autograd.grad(warpgemm.linear(x, w), (w, ), g)
+    tw, = torch.autograd.grad(torch.nn.functional.linear(x, w), (w, ), g)
+    assert gw.stride() == tw.stride() == (32, 1) and rel_error(gw, tw) < 1e-2
+
+
+def test_compiled_linear_of_a_transposed_batch():
+    """A batched x whose batches cannot merge into its rows, under torch.compile: the fold is decided from the
+    strides (a failed view() on fake tensors is an error no except clause sees)."""
+    torch.manual_seed(5)
+    x, w = torch.randn(4, 3, 32, dtype=BF), torch.randn(16, 32, dtype=BF)
+    got = torch.compile(lambda x, w: warpgemm.linear(x.transpose(0, 1), w))(x, w)
+    assert rel_error(got, torch.nn.functional.linear(x.transpose(0, 1).double(), w.double())) < 1e-2

@@ -71,3 +71,33 @@ def test_forward_mode_ad_propagates_tangents():
         with pytest.raises(NotImplementedError, match="grouped_mm does not support forward-mode AD"):
             warpgemm.grouped_mm(fwad.make_dual(x, tx), experts, offs)
         assert rel_error(warpgemm.grouped_mm(x, experts, offs), x.double() @ w.double().t()) < 1e-2
+
+
+def test_forward_over_reverse_and_plain_calls_inside_a_dual_level():
+    """A backward fed a dual gradient computes with torch ops (its tangent propagates, as F.linear's); inside a dual
+    level plain tensors still take warpgemm's path (out= included); a registered op handed a dual tensor directly
+    refuses by name instead of dropping the tangent."""
+    import torch.autograd.forward_ad as fwad
+
+    torch.manual_seed(3)
+    x = torch.randn(6, 32, dtype=BF, requires_grad=True)
+    w = torch.randn(16, 32, dtype=BF)
+    gy, tgy = torch.randn(6, 16, dtype=BF), torch.randn(6, 16, dtype=BF)
+    y = warpgemm.linear(x, w)
+    with fwad.dual_level():
+        gx, = torch.autograd.grad(y, x, fwad.make_dual(gy, tgy))
+        primal, tangent = fwad.unpack_dual(gx)
+        assert tangent is not None and rel_error(tangent, tgy.double() @ w.double()) < 1e-2
+        assert rel_error(primal, gy.double() @ w.double()) < 1e-2
+        out = torch.full((6, 16), float("nan"), dtype=BF)
+        warpgemm.matmul(x.detach(), w.t(), out=out)
+        assert rel_error(out, x.detach().double() @ w.double().t()) < 1e-2
+        dual = fwad.make_dual(x.detach().unsqueeze(0), torch.ones(1, 6, 32, dtype=BF))
+        with pytest.raises(NotImplementedError, match="torch.ops.warpgemm.bmm does not support forward-mode AD"):
+            torch.ops.warpgemm.bmm(dual, w.t().unsqueeze(0), None, None, None)
+
+
+def test_the_torch_path_checks_bias_as_the_kernels_path_does():
+    w, bias = torch.randn(16, 32, dtype=BF), torch.randn(6, 16)
+    with pytest.raises(ValueError, match=r"bias must have shape \(16,\)"):
+        vmap(lambda xi: warpgemm.linear(xi, w, bias))(torch.randn(2, 6, 32, dtype=BF))

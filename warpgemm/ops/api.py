@@ -184,7 +184,7 @@ def matmul(a: torch.Tensor, b: torch.Tensor, *, out: torch.Tensor | None = None,
         return _matmul(a, b, bias, out, out_dtype, config, ("a", "b"), context_plain=True)
     if out is None:
         a, b, bias = autocast.cast(a, b, bias)
-    if transforms.active():  # torch.func wrappers without storage, or dual tensors (ops/transforms.py)
+    if transforms.active(a, b, bias):  # torch.func wrappers without storage, or dual tensors (ops/transforms.py)
         return transforms.matmul(a, b, bias, out, out_dtype)
     return _matmul(a, b, bias, out, out_dtype, config, ("a", "b"), context_plain=False)
 
@@ -215,7 +215,7 @@ def linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = No
     if x.dim() == 0 or x.shape[-1] != weight.shape[1]:
         raise ValueError(f"input must have last dimension {weight.shape[1]} (weight's in_features), "
                          f"got shape {tuple(x.shape)}")
-    if not context_plain and transforms.active():
+    if not context_plain and transforms.active(x, weight, bias):
         return transforms.matmul(x, weight.t(), bias, None, None, ("input", "weight"))
     return _matmul(x, weight.t(), bias, None, None, config, ("input", "weight"), alias_key=key,
                    context_plain=context_plain)

@@ -63,11 +63,11 @@ def to_batched(s: MatmulShapes) -> tuple[torch.Tensor, torch.Tensor]:
         return s.a2.unsqueeze(0), s.b2.unsqueeze(0)
     a3 = _to_3d(s.a2, s.batch)
     b3 = _to_3d(s.b2, s.batch)
-    if b3.shape[0] == 1 and a3.shape[0] > 1:
-        try:
-            a3 = a3.view(1, a3.shape[0] * s.M, s.K)
-        except RuntimeError:
-            pass  # batch stride does not line up with rows: keep the batched form
+    # The batch merges into the rows when its stride lines up with them (else the batched form stays). Decided
+    # from the strides, not by trying view(): under torch.compile a failed view on fake tensors is an error no
+    # except clause sees.
+    if b3.shape[0] == 1 and a3.shape[0] > 1 and (s.M == 1 or a3.stride(0) == s.M * a3.stride(1)):
+        a3 = a3.view(1, a3.shape[0] * s.M, s.K)
     return a3, b3
 
 

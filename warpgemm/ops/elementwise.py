@@ -89,6 +89,7 @@ def binary_into(op: str, a: Tensor, b: Tensor, c: Tensor, alpha: float, config: 
 @torch.library.custom_op("warpgemm::binary", mutates_args=())
 def binary_op(a: Tensor, b: Tensor, op: str, alpha: float) -> Tensor:
     """Same-shape, same-dtype elementwise OP(a, b) (op: 'add' computes a + alpha * b, 'mul' a * b)."""
+    transforms.refuse_tangents("binary", a, b)
     return binary_into(op, a, b, torch.empty(a.shape, dtype=a.dtype, device=a.device), alpha)
 
 
@@ -135,7 +136,7 @@ def _check_config(config, a, b) -> None:
 
 def _binary(op: str, a, b, alpha, out, config):
     _check_config(config, a, b)
-    if transforms.active():  # torch.func wrappers have no storage for the stream kernel
+    if transforms.active(a, b, out):  # torch.func wrappers (no storage), forward-AD tangents (ops/transforms.py)
         return _TORCH_OPS[op](a, b, alpha, out)
     if not torch.compiler.is_compiling():
         if isinstance(out, Tensor) and out.layout == torch.strided:  # (another layout: check_tensor names it below)

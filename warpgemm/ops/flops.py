@@ -12,8 +12,9 @@ from . import elementwise, grouped, library, scaled  # noqa: F401  (the ops must
 
 @register_flop_formula([torch.ops.warpgemm.bmm, torch.ops.warpgemm.bmm_out])
 def _bmm_flops(a_shape, b_shape, *args, out_shape=None, **kwargs) -> int:
-    """(Ba, M, K) @ (Bb, K, N), Ba and Bb in {1, batches}."""
-    return 2 * max(a_shape[0], b_shape[0]) * a_shape[1] * a_shape[2] * b_shape[2]
+    """(Ba, M, K) @ (Bb, K, N), Ba and Bb in {1, batches} (batches may be 0: library.batch_count's rule)."""
+    batches = a_shape[0] if a_shape[0] != 1 else b_shape[0]
+    return 2 * batches * a_shape[1] * a_shape[2] * b_shape[2]
 
 
 @register_flop_formula(torch.ops.warpgemm.grouped_mm_tokens)

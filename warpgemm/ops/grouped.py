@@ -459,6 +459,7 @@ def _config(values: Optional[List[int]]) -> GemmConfig | None:
 @torch.library.custom_op("warpgemm::grouped_mm_tokens", mutates_args=())
 def grouped_mm_tokens(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor, out_dtype: torch.dtype,
                       config: Optional[List[int]]) -> torch.Tensor:
+    transforms.refuse_tangents("grouped_mm_tokens", a, b)
     out = torch.empty((a.shape[0], b.shape[2]), dtype=out_dtype, device=a.device)
     _run(a, b, offs, out, _config(config), keep_rows=False)
     return out
@@ -472,6 +473,7 @@ def _grouped_mm_tokens_fake(a, b, offs, out_dtype, config):
 @torch.library.custom_op("warpgemm::grouped_mm_ragged_k", mutates_args=())
 def grouped_mm_ragged_k(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor, out_dtype: torch.dtype,
                         config: Optional[List[int]]) -> torch.Tensor:
+    transforms.refuse_tangents("grouped_mm_ragged_k", a, b)
     out = torch.empty((offs.shape[0], a.shape[0], b.shape[1]), dtype=out_dtype, device=a.device)
     _run(a, b, offs, out, _config(config), keep_rows=False)
     return out

@@ -13,6 +13,7 @@ from torch import Tensor
 
 from ..config import GemmConfig
 from .batching import batch_count
+from . import transforms
 from .checks import check_out_not_aliasing, check_out_not_static
 from .gemm_impl import bmm_into
 
@@ -32,6 +33,7 @@ def bmm_eager(a: Tensor, b: Tensor, bias: Optional[Tensor], out_dtype: Optional[
 def bmm(a: Tensor, b: Tensor, bias: Optional[Tensor], out_dtype: Optional[torch.dtype],
         config: Optional[List[int]]) -> Tensor:
     """(Ba, M, K) @ (Bb, K, N) (+ bias) with Ba, Bb in {1, batches}; fp32 accumulation."""
+    transforms.refuse_tangents("bmm", a, b, bias)
     return bmm_eager(a, b, bias, out_dtype, config)
 
 
@@ -47,6 +49,7 @@ def bmm_out(a: Tensor, b: Tensor, bias: Optional[Tensor], out: Tensor, config: O
     # fake tensors carry no static-weight mark.
     check_out_not_aliasing(out, a=a, b=b, bias=bias)
     check_out_not_static(out)
+    transforms.refuse_tangents("bmm_out", a, b, bias)
     bmm_into(a, b, bias, out, _config(config))
 
 
@@ -100,19 +103,38 @@ def gradient_operand(grad: Tensor, dtype: torch.dtype) -> tuple[Tensor, Optional
     return (grad / scale).to(dtype), scale
 
 
-def finish_gradient(grad_fp32: Tensor, batches: int, dtype: torch.dtype, scale: Optional[Tensor]) -> Tensor:
+def finish_gradient(grad_fp32: Tensor, batches: int, dtype: torch.dtype, scale: Optional[Tensor],
+                    column_major: bool = False) -> Tensor:
     """A backward product (fp32 where scaled or broadcast) as the gradient of an operand of `batches` batches and
-    `dtype`: summed over the batches it was broadcast across, multiplied back by the gradient's scale (after the sum:
-    a smaller tensor), in its dtype."""
+    `dtype`: summed over the batches it was broadcast across (in the product's own orientation, so a column-major
+    product stays column-major: a sum returns a contiguous tensor), multiplied back by the gradient's scale (after
+    the sum: a smaller tensor), in its dtype."""
     if batches == 1 and grad_fp32.shape[0] != 1:
-        grad_fp32 = grad_fp32.sum(0, keepdim=True)
+        grad_fp32 = (grad_fp32.transpose(1, 2).sum(0, keepdim=True).transpose(1, 2) if column_major
+                     else grad_fp32.sum(0, keepdim=True))
     if scale is not None:
         grad_fp32 = grad_fp32 * scale
     return grad_fp32.to(dtype)
 
 
+def _torch_backward(ctx, grad: Tensor, a: Optional[Tensor], b: Optional[Tensor]):
+    """The gradients with torch ops (fp32 products, one rounding): for a gradient that carries a forward-AD tangent
+    (forward-over-reverse), which the kernels would drop."""
+    (a_batches, a_dtype, _), (b_batches, b_dtype, _) = ctx.a_like, ctx.b_like
+    da = db = dbias = None
+    if ctx.needs_input_grad[0]:
+        da = finish_gradient(torch.matmul(grad.float(), b.float().transpose(1, 2)), a_batches, a_dtype, None)
+    if ctx.needs_input_grad[1]:
+        db = finish_gradient(torch.matmul(a.float().transpose(1, 2), grad.float()), b_batches, b_dtype, None)
+    if ctx.needs_input_grad[2]:
+        dbias = grad.sum((0, 1), dtype=torch.float32).to(ctx.bias_dtype)
+    return da, db, dbias, None, None
+
+
 def _backward(ctx, grad: Tensor):
     b, a = ctx.saved_tensors
+    if transforms.tangent(grad):
+        return _torch_backward(ctx, grad, a, b)
     (a_batches, a_dtype, a_columns), (b_batches, b_dtype, b_columns) = ctx.a_like, ctx.b_like
     # dA and dB go through the same kernels; a broadcast operand's gradient is accumulated in fp32 over batches.
     g, scale = gradient_operand(grad, a_dtype)
@@ -120,11 +142,11 @@ def _backward(ctx, grad: Tensor):
     if ctx.needs_input_grad[0]:
         wide = scale is not None or (a_batches == 1 and g.shape[0] != 1)
         da = finish_gradient(_product(g, b.transpose(1, 2), torch.float32 if wide else None, a_columns),
-                             a_batches, a_dtype, scale)
+                             a_batches, a_dtype, scale, a_columns)
     if ctx.needs_input_grad[1]:
         wide = scale is not None or (b_batches == 1 and g.shape[0] != 1)
         db = finish_gradient(_product(a.transpose(1, 2), g, torch.float32 if wide else None, b_columns),
-                             b_batches, b_dtype, scale)
+                             b_batches, b_dtype, scale, b_columns)
     if ctx.needs_input_grad[2]:
         dbias = grad.sum((0, 1), dtype=torch.float32).to(ctx.bias_dtype)
     return da, db, dbias, None, None

@@ -200,6 +200,7 @@ def scaled_mm_into(a, b, scale_a, scale_b, bias, c, mode: int, config: GemmConfi
 def _scaled_mm_op(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor, bias: Optional[Tensor],
                   out_dtype: torch.dtype, config: Optional[List[int]]) -> Tensor:
     """(M, K) fp8 @ (K, N) fp8, scaled, (+ bias), as out_dtype. Arguments checked by `scaled_mm`."""
+    transforms.refuse_tangents("scaled_mm", a, b, scale_a, scale_b, bias)
     c = torch.empty((a.shape[0], b.shape[1]), dtype=out_dtype, device=a.device)
     mode = scale_mode(scale_a, scale_b, a.shape[0], b.shape[1])
     scaled_mm_into(a, b, scale_a, scale_b, bias, c, mode, None if config is None else GemmConfig.from_list(config))
