@@ -324,3 +324,32 @@ def test_autocast_region_casts_operands_like_torch():
     want = torch.cat([a[s:e].double() @ b[i].double() for i, (s, e) in enumerate([(0, 50), (50, 120), (120, 120),
                                                                                    (120, 300)])])
     assert out.dtype == BF and rel_error(out, want) < 1e-2
+
+
+def test_training_gradients_follow_torch_layouts_and_flop_counts():
+    """On the kernels' own path (eager recipes included): linear's gradients have F.linear's strides (W's is
+    contiguous, also summed over batches that cannot fold), values against float64; a frozen weight's layer saves
+    no activation; FlopCounterMode counts what it counts for F.linear (ops/library.py, ops/flops.py)."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    g = torch.Generator(device=DEV).manual_seed(41)
+    x = torch.randn(2, 300, 1024, device=DEV, generator=g).to(BF).requires_grad_()
+    w = (torch.randn(768, 1024, device=DEV, generator=g) / 32).to(BF).requires_grad_()
+    dy = torch.randn(2, 300, 768, device=DEV, generator=g).to(BF)
+    for inp in (x, x[:, :257]):  # a slice's batches cannot fold into one tall matrix
+        gy = dy[:, :inp.shape[1]]
+        gx, gw = torch.autograd.grad(warpgemm.linear(inp, w), (x, w), gy)
+        tx, tw = torch.autograd.grad(torch.nn.functional.linear(inp, w), (x, w), gy)
+        assert gw.stride() == tw.stride() == (1024, 1) and gx.stride() == tx.stride()
+        assert rel_error(gw, torch.einsum("bmn,bmk->nk", gy.double(), inp.detach().double())) < 1e-2
+        assert rel_error(gx, tx) < 1e-2
+    saved = []
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: saved.append(tuple(t.shape)) or t, lambda t: t):
+        warpgemm.linear(x, w.detach())
+    assert all(s[-2:] != (300, 1024) and s[-2:] != (600, 1024) for s in saved), saved
+    for _ in range(3):  # the later calls take the eager recipe without a mode
+        with FlopCounterMode(display=False) as ours:
+            warpgemm.linear(x.detach(), w.detach())
+    with FlopCounterMode(display=False) as theirs:
+        torch.nn.functional.linear(x.detach(), w.detach())
+    assert ours.get_total_flops() == theirs.get_total_flops() == 2 * 600 * 1024 * 768
