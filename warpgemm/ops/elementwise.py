@@ -136,7 +136,8 @@ def _check_config(config, a, b) -> None:
 
 def _binary(op: str, a, b, alpha, out, config):
     _check_config(config, a, b)
-    if transforms.active(a, b, out):  # torch.func wrappers (no storage), forward-AD tangents (ops/transforms.py)
+    plain = checks.plain_context()  # one query: no transform, dual level, dispatch mode or tracing
+    if not plain and transforms.active(a, b, out):  # torch.func wrappers (no storage), forward-AD tangents
         return _TORCH_OPS[op](a, b, alpha, out)
     if not torch.compiler.is_compiling():
         if isinstance(out, Tensor) and out.layout == torch.strided:  # (another layout: check_tensor names it below)
@@ -171,8 +172,7 @@ def _binary(op: str, a, b, alpha, out, config):
         binary_into(op, a, b, out, alpha, config)
         checks.mark_written(out)
         return out
-    if (needs_grad or torch.compiler.is_compiling() or type(a) is not Tensor or type(b) is not Tensor
-            or checks.under_dispatch_mode()):
+    if needs_grad or not plain or type(a) is not Tensor or type(b) is not Tensor:  # through the registered op
         return torch.ops.warpgemm.binary(a, b, op, float(alpha))
     c = torch.empty(a.shape, dtype=a.dtype, device=a.device)
     return binary_into(op, a, b, c, alpha, config)

@@ -145,8 +145,8 @@ def group_gemm(list_a, list_b) -> list:
     """
     if not isinstance(list_a, (list, tuple)) or not isinstance(list_b, (list, tuple)):
         raise TypeError("group_gemm takes two lists of tensors: list_a and list_b")
-    transforms.refuse("group_gemm", *list_a, *list_b)
-    if autocast.enabled() and list_a:
+    if not checks.plain_context() and list_a:  # one query for the common case (no transform, region or dual level)
+        transforms.refuse("group_gemm", *list_a, *list_b)
         cast = autocast.cast(*list_a, *list_b)
         list_a, list_b = list(cast[:len(list_a)]), list(cast[len(list_a):])
     if len(list_a) != len(list_b):

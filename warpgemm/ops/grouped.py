@@ -303,9 +303,10 @@ def grouped_mm(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor | None = Non
                out: torch.Tensor | None = None, out_dtype: torch.dtype | None = None,
                config: GemmConfig | None = None) -> torch.Tensor:
     """torch._grouped_mm(a, b, offs) on warpgemm's kernels; see the module docstring for forms and differences."""
-    transforms.refuse("grouped_mm", a, b)
-    if out is None:  # torch does not autocast out= variants
-        a, b = autocast.cast(a, b)
+    if not checks.plain_context():  # one query for the common case (no transform, region or dual level)
+        transforms.refuse("grouped_mm", a, b)
+        if out is None:  # torch does not autocast out= variants
+            a, b = autocast.cast(a, b)
     checks.check_tensor("a", a)
     checks.check_tensor("b", b)
     checks.check_gemm_dtypes(a, b)

@@ -240,7 +240,6 @@ def scaled_mm(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor, bias: Tens
     scales an fp8 output). use_fast_accum defaults to True here, False in torch: see the module docstring."""
     if scale_result is not None:
         raise ValueError("scale_result must be None: it scales an fp8 output, which scaled_mm does not produce")
-    transforms.refuse("scaled_mm", a, b, scale_a, scale_b, bias)
     # nn.Parameter counts as a plain tensor (fp8 weights are often kept as frozen Parameters).
     fast = (type(a) in _PLAIN and type(b) in _PLAIN and type(scale_a) in _PLAIN and type(scale_b) in _PLAIN
             and (bias is None or type(bias) in _PLAIN) and (config is None or type(config) is GemmConfig)
@@ -258,6 +257,8 @@ def scaled_mm(a: Tensor, b: Tensor, scale_a: Tensor, scale_b: Tensor, bias: Tens
             c = torch.empty(r.out_shape, dtype=out_dtype, device=a.device)
             r.launch.launch(a, b, c, bias, scales=(scale_a, scale_b))
             return c
+    # After the fast path, whose plain_context() already rules out a transform or a forward-AD level.
+    transforms.refuse("scaled_mm", a, b, scale_a, scale_b, bias)
     mode = validate(a, b, scale_a, scale_b, bias, out_dtype, use_fast_accum, config)
     graded = [t for t in (a, b, scale_a, scale_b, bias) if t is not None and t.requires_grad]
     if graded and torch.is_grad_enabled():
