@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 from .. import _env, heuristics, tuning
 from ..config import GemmConfig
-from . import autocast, checks, transforms
+from . import autocast, checks, library, transforms
 from .batching import batch_count, matmul_shapes, to_batched
 from . import gemm_impl
 from .gemm_impl import bmm_into, explain_bmm, select_path
@@ -139,7 +139,7 @@ def _matmul(a, b, bias, out, out_dtype, config, names, *, context_plain: bool, a
                 or not context_plain)
     if out is None:
         if dispatch:
-            return torch.ops.warpgemm.bmm(a3, b3, bias, out_dtype, cfg).view(shapes.out_shape)
+            return library.BMM(a3, b3, bias, out_dtype, cfg).view(shapes.out_shape)
         c3 = torch.empty((batch_count(a3, b3), a3.shape[1], b3.shape[2]), dtype=out_dtype, device=a.device)
         plan = bmm_into(a3, b3, bias, c3, config)
         if eager and _remember(key, shapes.out_shape, out_dtype, a, b, bias, a3, b3, plan) and alias_key is not None:

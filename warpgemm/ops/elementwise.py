@@ -15,6 +15,7 @@ from torch import Tensor
 from .. import _env
 from ..config import StreamConfig, check_stream_config
 from . import checks, transforms
+from .eager_autograd import EagerOp
 
 STREAM_DTYPES = (torch.float32, torch.bfloat16, torch.float16)
 _SCALARS = numbers.Number  # Python's numbers and numpy's scalars (numpy registers its own)
@@ -86,11 +87,15 @@ def binary_into(op: str, a: Tensor, b: Tensor, c: Tensor, alpha: float, config: 
     return c
 
 
+def _binary_new(a: Tensor, b: Tensor, op: str, alpha: float) -> Tensor:
+    return binary_into(op, a, b, torch.empty(a.shape, dtype=a.dtype, device=a.device), alpha)
+
+
 @torch.library.custom_op("warpgemm::binary", mutates_args=())
 def binary_op(a: Tensor, b: Tensor, op: str, alpha: float) -> Tensor:
     """Same-shape, same-dtype elementwise OP(a, b) (op: 'add' computes a + alpha * b, 'mul' a * b)."""
     transforms.refuse_tangents("binary", a, b)
-    return binary_into(op, a, b, torch.empty(a.shape, dtype=a.dtype, device=a.device), alpha)
+    return _binary_new(a, b, op, alpha)
 
 
 @binary_op.register_fake
@@ -112,6 +117,8 @@ def _binary_backward(ctx, grad):
 
 
 binary_op.register_autograd(_binary_backward, setup_context=_binary_setup)
+# What add and mul call: the registered op, or in plain eager calls its implementation (eager_autograd.py).
+BINARY = EagerOp(torch.ops.warpgemm.binary, _binary_new, _binary_setup, _binary_backward)
 
 
 def _in_place_or_disjoint(out: Tensor, *inputs: Tensor) -> bool:
@@ -173,7 +180,7 @@ def _binary(op: str, a, b, alpha, out, config):
         checks.mark_written(out)
         return out
     if needs_grad or not plain or type(a) is not Tensor or type(b) is not Tensor:  # through the registered op
-        return torch.ops.warpgemm.binary(a, b, op, float(alpha))
+        return BINARY(a, b, op, float(alpha))
     c = torch.empty(a.shape, dtype=a.dtype, device=a.device)
     return binary_into(op, a, b, c, alpha, config)
 

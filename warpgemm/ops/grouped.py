@@ -49,7 +49,8 @@ from ..config import GemmConfig, check_config, is_two_part, weight_layout_proble
 from ..heuristics import (GROUPED_LARGE, GROUPED_NARROW_N, GROUPED_STREAM, GROUPED_SWAP, GROUPED_SWAP_MEAN_ROWS,
                           LARGE, LARGE_TALL_BANDS, MEDIUM, SMALL, TALL_BAND_MIN_ROW_TILES)
 from . import autocast, checks, transforms
-from .library import gradient_operand
+from .eager_autograd import EagerOp
+from .library import BMM, gradient_operand
 
 _CHECK_OFFS = os.environ.get("WARPGEMM_CHECK_OFFS", "0").lower() in {"1", "true", "yes", "on"}
 
@@ -367,13 +368,14 @@ def grouped_mm(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor | None = Non
                 or (torch.is_grad_enabled() and (a.requires_grad or b.requires_grad))):
             # Through registered ops (fake implementations, autograd formulas): torch.compile(fullgraph=True) traces
             # them, and backward runs on these kernels. Plain eager calls skip the op dispatch (host time per
-            # call), as matmul does.
+            # call), as matmul does; plain eager training calls run the ops' implementations and autograd formulas
+            # without it (eager_autograd.py).
             cfg = None if config is None else config.to_list()
             if a.dim() == 3:
-                return torch.ops.warpgemm.bmm(a, b, None, out_dtype, cfg)
+                return BMM(a, b, None, out_dtype, cfg)
             if b.dim() == 3:
-                return torch.ops.warpgemm.grouped_mm_tokens(a, b, offs, out_dtype, cfg)
-            return torch.ops.warpgemm.grouped_mm_ragged_k(a, b, offs, out_dtype, cfg)
+                return TOKENS(a, b, offs, out_dtype, cfg)
+            return RAGGED_K(a, b, offs, out_dtype, cfg)
         out = torch.empty(shape, dtype=out_dtype, device=device)
         _run(a, b, offs, out, config, keep_rows=False)
         return out
@@ -457,13 +459,23 @@ def _config(values: Optional[List[int]]) -> GemmConfig | None:
     return None if values is None else GemmConfig.from_list(values)
 
 
+def _tokens(a, b, offs, out_dtype, config) -> torch.Tensor:
+    out = torch.empty((a.shape[0], b.shape[2]), dtype=out_dtype, device=a.device)
+    _run(a, b, offs, out, _config(config), keep_rows=False)
+    return out
+
+
+def _ragged_k_groups(a, b, offs, out_dtype, config) -> torch.Tensor:
+    out = torch.empty((offs.shape[0], a.shape[0], b.shape[1]), dtype=out_dtype, device=a.device)
+    _run(a, b, offs, out, _config(config), keep_rows=False)
+    return out
+
+
 @torch.library.custom_op("warpgemm::grouped_mm_tokens", mutates_args=())
 def grouped_mm_tokens(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor, out_dtype: torch.dtype,
                       config: Optional[List[int]]) -> torch.Tensor:
     transforms.refuse_tangents("grouped_mm_tokens", a, b)
-    out = torch.empty((a.shape[0], b.shape[2]), dtype=out_dtype, device=a.device)
-    _run(a, b, offs, out, _config(config), keep_rows=False)
-    return out
+    return _tokens(a, b, offs, out_dtype, config)
 
 
 @grouped_mm_tokens.register_fake
@@ -475,9 +487,7 @@ def _grouped_mm_tokens_fake(a, b, offs, out_dtype, config):
 def grouped_mm_ragged_k(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor, out_dtype: torch.dtype,
                         config: Optional[List[int]]) -> torch.Tensor:
     transforms.refuse_tangents("grouped_mm_ragged_k", a, b)
-    out = torch.empty((offs.shape[0], a.shape[0], b.shape[1]), dtype=out_dtype, device=a.device)
-    _run(a, b, offs, out, _config(config), keep_rows=False)
-    return out
+    return _ragged_k_groups(a, b, offs, out_dtype, config)
 
 
 @grouped_mm_ragged_k.register_fake
@@ -512,11 +522,11 @@ def _tokens_backward(ctx, grad):
     wide = torch.float32 if scale is not None else None  # products of a scaled gradient stay fp32 until unscaled
     da = db = None
     if ctx.needs_input_grad[0]:
-        da = torch.ops.warpgemm.grouped_mm_tokens(g, b.transpose(1, 2), offs, wide or ctx.dtype, None)
+        da = TOKENS(g, b.transpose(1, 2), offs, wide or ctx.dtype, None)
         da = _zero_past_end(_unscaled(da, scale, ctx.dtype), offs)
     if ctx.needs_input_grad[1]:
         # The ragged-K form's groups are the forward's (each end raised to the one before it), also for bad offs.
-        db = torch.ops.warpgemm.grouped_mm_ragged_k(a.t(), g, offs, wide or ctx.dtype, None)
+        db = RAGGED_K(a.t(), g, offs, wide or ctx.dtype, None)
         db = _unscaled(db, scale, ctx.dtype)
     return da, db, None, None, None
 
@@ -527,13 +537,16 @@ def _ragged_k_backward(ctx, grad):
     wide = torch.float32 if scale is not None else None
     da = db = None
     if ctx.needs_input_grad[0]:
-        da = torch.ops.warpgemm.grouped_mm_tokens(b, g.transpose(1, 2), offs, wide or ctx.dtype, None)
+        da = TOKENS(b, g.transpose(1, 2), offs, wide or ctx.dtype, None)
         da = _zero_past_end(_unscaled(da, scale, ctx.dtype), offs).t()
     if ctx.needs_input_grad[1]:
-        db = torch.ops.warpgemm.grouped_mm_tokens(a.t(), g, offs, wide or ctx.dtype, None)
+        db = TOKENS(a.t(), g, offs, wide or ctx.dtype, None)
         db = _zero_past_end(_unscaled(db, scale, ctx.dtype), offs)
     return da, db, None, None, None
 
 
 grouped_mm_tokens.register_autograd(_tokens_backward, setup_context=_setup)
 grouped_mm_ragged_k.register_autograd(_ragged_k_backward, setup_context=_setup)
+# What grouped_mm and the backward call: the registered ops, or in plain eager calls their implementations.
+TOKENS = EagerOp(torch.ops.warpgemm.grouped_mm_tokens, _tokens, _setup, _tokens_backward)
+RAGGED_K = EagerOp(torch.ops.warpgemm.grouped_mm_ragged_k, _ragged_k_groups, _setup, _ragged_k_backward)

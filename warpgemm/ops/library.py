@@ -14,6 +14,7 @@ from torch import Tensor
 from ..config import GemmConfig
 from .batching import batch_count
 from . import transforms
+from .eager_autograd import EagerOp
 from .checks import check_out_not_aliasing, check_out_not_static
 from .gemm_impl import bmm_into
 
@@ -77,9 +78,8 @@ def _column_major(x: Tensor) -> bool:
 def _product(left: Tensor, right: Tensor, out_dtype, column_major: bool) -> Tensor:
     """left @ right (batched), column by column when column_major: computed as (right^T @ left^T)^T."""
     if column_major:
-        return torch.ops.warpgemm.bmm(right.transpose(1, 2), left.transpose(1, 2), None, out_dtype,
-                                      None).transpose(1, 2)
-    return torch.ops.warpgemm.bmm(left, right, None, out_dtype, None)
+        return BMM(right.transpose(1, 2), left.transpose(1, 2), None, out_dtype, None).transpose(1, 2)
+    return BMM(left, right, None, out_dtype, None)
 
 
 def gradient_operand(grad: Tensor, dtype: torch.dtype) -> tuple[Tensor, Optional[Tensor]]:
@@ -153,3 +153,5 @@ def _backward(ctx, grad: Tensor):
 
 
 bmm.register_autograd(_backward, setup_context=_setup_context)
+# What the public ops and the backward call: the registered op, or in plain eager calls its implementation.
+BMM = EagerOp(torch.ops.warpgemm.bmm, bmm_eager, _setup_context, _backward)

@@ -1,0 +1,130 @@
+"""Eager training calls run the registered ops' implementations and autograd formulas without the op dispatcher
+(ops/eager_autograd.py), and wherever something must see the ops (a dispatch mode, tracing) they still go through
+them. Gradients, second-order gradients and saved tensors agree with torch's. CPU tensors, Triton interpreter."""
+import pytest
+import torch
+from torch.utils.flop_counter import FlopCounterMode
+
+import warpgemm
+from warpgemm.ops import elementwise, grouped, library
+from warpgemm.testing import rel_error
+
+BF = torch.bfloat16
+EAGER_OPS = [(library, "BMM"), (grouped, "TOKENS"), (grouped, "RAGGED_K"), (elementwise, "BINARY")]
+
+
+@pytest.fixture
+def op_calls(monkeypatch):
+    """How many times each registered op was called, by name."""
+    calls = {}
+    for module, name in EAGER_OPS:
+        eager = getattr(module, name)
+
+        def counted(*args, _op=eager.op, _name=name):
+            calls[_name] = calls.get(_name, 0) + 1
+            return _op(*args)
+
+        monkeypatch.setattr(eager, "op", counted)
+    return calls
+
+
+def _tokens_case():
+    g = torch.Generator().manual_seed(3)
+    a = torch.randn(10, 32, dtype=BF, generator=g).requires_grad_()
+    b = torch.randn(3, 32, 16, dtype=BF, generator=g).requires_grad_()
+    return a, b, torch.tensor([3, 3, 10], dtype=torch.int32)
+
+
+def _steps():
+    g = torch.Generator().manual_seed(2)
+    x = torch.randn(6, 32, dtype=BF, generator=g).requires_grad_()
+    w = torch.randn(16, 32, dtype=BF, generator=g).requires_grad_()
+    a, b, offs = _tokens_case()
+    u, v = torch.randn(5, 7, dtype=BF, generator=g), torch.randn(5, 7, dtype=BF, generator=g)
+    u.requires_grad_()
+    return {
+        "linear": lambda: warpgemm.linear(x, w).float().sum().backward(),
+        "grouped_tokens": lambda: warpgemm.grouped_mm(a, b, offs).float().sum().backward(),
+        "grouped_ragged_k": lambda: warpgemm.grouped_mm(a.t(), torch.randn(10, 16, dtype=BF), offs)
+        .float().sum().backward(),
+        "add_mul": lambda: warpgemm.mul(warpgemm.add(u, v), v).float().sum().backward(),
+    }
+
+
+@pytest.mark.parametrize("case", list(_steps()))
+def test_eager_training_steps_skip_the_op_dispatcher(case, op_calls):
+    _steps()[case]()
+    assert op_calls == {}
+
+
+@pytest.mark.parametrize("case", list(_steps()))
+def test_under_a_dispatch_mode_the_registered_ops_run(case, op_calls):
+    with FlopCounterMode(display=False):
+        _steps()[case]()
+    assert sum(op_calls.values()) >= 2, op_calls  # the forward and at least one backward product
+
+
+def test_linear_gradients_match_float64():
+    g = torch.Generator().manual_seed(4)
+    x = torch.randn(2, 6, 32, dtype=BF, generator=g).requires_grad_()
+    w = torch.randn(16, 32, dtype=BF, generator=g).requires_grad_()
+    bias = torch.randn(16, dtype=BF, generator=g).requires_grad_()
+    dy = torch.randn(2, 6, 16, dtype=BF, generator=g)
+    got = torch.autograd.grad(warpgemm.linear(x, w, bias), (x, w, bias), dy)
+    ref = [t.double().detach().requires_grad_() for t in (x, w, bias)]
+    want = torch.autograd.grad(torch.nn.functional.linear(*ref), ref, dy.double())
+    for name, a, b in zip(("x", "w", "bias"), got, want):
+        assert a.dtype == BF and rel_error(a, b) < 1e-2, name
+
+
+def test_second_order_gradients_of_linear_match_float64():
+    """create_graph=True: the backward's products are themselves differentiated (they run with grad mode on)."""
+    g = torch.Generator().manual_seed(5)
+    x = torch.randn(6, 32, dtype=BF, generator=g).requires_grad_()
+    w = torch.randn(16, 32, dtype=BF, generator=g).requires_grad_()
+    dy = torch.randn(6, 16, dtype=BF, generator=g)
+
+    def second(fn, x, w, dy):
+        gx, gw = torch.autograd.grad(fn(x, w), (x, w), dy, create_graph=True)
+        return torch.autograd.grad((gx.float() ** 2).sum() + (gw.float() ** 2).sum(), (x, w))
+
+    got = second(warpgemm.linear, x, w, dy)
+    ref = [t.double().detach().requires_grad_() for t in (x, w)]
+    want = second(torch.nn.functional.linear, *ref, dy.double())
+    for a, b in zip(got, want):
+        assert rel_error(a, b) < 3e-2
+
+
+def test_second_order_gradients_of_grouped_mm_match_float64():
+    a, b, offs = _tokens_case()
+    dy = torch.randn(10, 16, dtype=BF, generator=torch.Generator().manual_seed(6))
+
+    def second(fn, a, b):
+        ga, gb = torch.autograd.grad(fn(a, b), (a, b), dy.to(a.dtype), create_graph=True)
+        return torch.autograd.grad((ga.float() ** 2).sum() + (gb.float() ** 2).sum(), (a, b))
+
+    def reference(a, b):
+        ends = offs.tolist()
+        return torch.cat([a[s:e] @ b[i] for i, (s, e) in enumerate(zip([0] + ends[:-1], ends))])
+
+    got = second(lambda a, b: warpgemm.grouped_mm(a, b, offs), a, b)
+    want = second(reference, *[t.double().detach().requires_grad_() for t in (a, b)])
+    for x, y in zip(got, want):
+        assert rel_error(x, y) < 3e-2
+
+
+def test_saved_tensor_hooks_see_what_the_eager_function_saves():
+    """save_on_cpu-style hooks (activation offloading) apply to the eager path's saved tensors."""
+    g = torch.Generator().manual_seed(7)
+    x = torch.randn(6, 32, dtype=BF, generator=g).requires_grad_()
+    w = torch.randn(16, 32, dtype=BF, generator=g).requires_grad_()
+    packed = []
+
+    def pack(t):
+        packed.append(t)
+        return t.clone()
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        y = warpgemm.linear(x, w)
+    y.float().sum().backward()
+    assert len(packed) == 2 and rel_error(w.grad, torch.ones(6, 16).t() @ x.detach().float()) < 1e-2

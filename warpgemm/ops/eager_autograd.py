@@ -1,0 +1,49 @@
+"""Eager calls of the registered ops without the op dispatcher: the same implementation, and for autograd the same
+setup_context and backward, run through a torch.autograd.Function.
+
+torch.library.custom_op dispatches in Python: on the H100 host a call of torch.ops.warpgemm.bmm cost ~100 us and
+one with autograd ~160 us against ~30 us for the kernels' own path, so a linear layer's training step spent ~0.8 ms
+issuing three GEMMs that run in 0.3 ms (results/2026-11-28-s47/, notes/perf.md "session 47"). The op stays the path
+wherever something must see it: torch.compile and other tracing, dispatch modes (FlopCounterMode, selective
+activation checkpointing), torch.func transforms and forward-AD levels, autocast regions, tensor subclasses and
+meta tensors (checks.plain_context and the type checks below).
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import torch
+
+from . import checks
+
+_PLAIN = (torch.Tensor, torch.nn.Parameter)
+
+
+class EagerOp:
+    """Calls `op` (a registered torch.ops.warpgemm op) or, in a plain eager context on plain tensors, `impl` (the
+    op's implementation, same arguments) directly, through an autograd.Function with the op's own setup_context and
+    backward when a tensor argument requires grad and grad mode is on."""
+
+    def __init__(self, op, impl: Callable, setup_context: Callable | None = None, backward: Callable | None = None):
+        self.op, self.impl = op, impl
+        self.function = None
+        if backward is not None:
+            name = "Eager_" + str(op).replace(".", "_")
+            self.function = type(name, (torch.autograd.Function,), {
+                "forward": staticmethod(impl), "setup_context": staticmethod(setup_context),
+                "backward": staticmethod(backward)})
+
+    def __call__(self, *args):
+        if not checks.plain_context():
+            return self.op(*args)
+        grad = False
+        for x in args:
+            if isinstance(x, torch.Tensor):
+                if type(x) not in _PLAIN or x.is_meta:
+                    return self.op(*args)
+                grad = grad or x.requires_grad
+        if grad and torch.is_grad_enabled():
+            if self.function is None:
+                return self.op(*args)
+            return self.function.apply(*args)
+        return self.impl(*args)
