@@ -10,6 +10,7 @@ from ..config import GemmConfig
 from . import autocast, checks, library, transforms
 from .batching import batch_count, matmul_shapes, to_batched
 from . import gemm_impl
+from .linear_autograd import LinearFunction
 from .gemm_impl import bmm_into, explain_bmm, select_path
 from ..static_weights import is_static, writes_static
 
@@ -200,11 +201,16 @@ def linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = No
         # A repeated eager call (decode: the same shapes every step) skips validation and the transposed view.
         key = _recipe_key(x, weight, bias, None, config)
         key = None if key is None else ("linear", ) + key
-        r = None if key is None else _RECIPES.get(key)
-        if r is not None and not _needs_grad(x, weight, bias) and torch._C._cuda_getDevice() == r.device.index:
-            c = x.new_empty(r.out_shape)  # linear's output has x's dtype and device (cheapest allocation: see _matmul)
-            r.launch.launch(x, weight, c, bias)  # the launch reads base addresses only
-            return c
+        if _needs_grad(x, weight, bias):
+            if key is not None and x.device.type != "meta":
+                # A training call: one autograd node around this same call without grad (linear_autograd.py).
+                return LinearFunction.apply(x, weight, bias, config, key)
+        else:
+            r = None if key is None else _RECIPES.get(key)
+            if r is not None and torch._C._cuda_getDevice() == r.device.index:
+                c = x.new_empty(r.out_shape)  # linear's output has x's dtype and device (cheapest: see _matmul)
+                r.launch.launch(x, weight, c, bias)  # the launch reads base addresses only
+                return c
     context_plain = checks.plain_context()
     if not context_plain:
         x, weight, bias = autocast.cast(x, weight, bias)

@@ -28,10 +28,16 @@ class EagerOp:
         self.op, self.impl = op, impl
         self.function = None
         if backward is not None:
+            def forward(ctx, *args):
+                # setup_context called from forward (the older autograd.Function form): with a separate
+                # setup_context, Function.apply binds the arguments through inspect.signature on every call.
+                output = impl(*args)
+                setup_context(ctx, args, output)
+                return output
+
             name = "Eager_" + str(op).replace(".", "_")
             self.function = type(name, (torch.autograd.Function,), {
-                "forward": staticmethod(impl), "setup_context": staticmethod(setup_context),
-                "backward": staticmethod(backward)})
+                "forward": staticmethod(forward), "backward": staticmethod(backward)})
 
     def __call__(self, *args):
         if not checks.plain_context():

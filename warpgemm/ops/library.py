@@ -64,12 +64,12 @@ def _setup_context(ctx, inputs, output):
     # dA needs only b and dB only a, so a frozen weight's layer keeps no activation alive (torch's mm saves the same).
     need_a, need_b = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
     ctx.save_for_backward(b if need_a else None, a if need_b else None)
-    ctx.a_like = (a.shape[0], a.dtype, _column_major(a))
-    ctx.b_like = (b.shape[0], b.dtype, _column_major(b))
+    ctx.a_like = (a.shape[0], a.dtype, column_major(a))
+    ctx.b_like = (b.shape[0], b.dtype, column_major(b))
     ctx.bias_dtype = None if bias is None else bias.dtype
 
 
-def _column_major(x: Tensor) -> bool:
+def column_major(x: Tensor) -> bool:
     """Whether a (batch, rows, cols) operand is stored column by column: its gradient is then made the same way, as
     torch's mm backward does (an nn.Linear weight read as W.T gets a contiguous W-shaped gradient)."""
     return x.shape[2] > 1 and x.stride(2) != 1 and x.stride(1) == 1
@@ -117,39 +117,48 @@ def finish_gradient(grad_fp32: Tensor, batches: int, dtype: torch.dtype, scale: 
     return grad_fp32.to(dtype)
 
 
-def _torch_backward(ctx, grad: Tensor, a: Optional[Tensor], b: Optional[Tensor]):
+def _torch_backward(grad: Tensor, a: Optional[Tensor], b: Optional[Tensor], needs: tuple, a_like: tuple,
+                    b_like: tuple, bias_dtype):
     """The gradients with torch ops (fp32 products, one rounding): for a gradient that carries a forward-AD tangent
     (forward-over-reverse), which the kernels would drop."""
-    (a_batches, a_dtype, _), (b_batches, b_dtype, _) = ctx.a_like, ctx.b_like
+    (a_batches, a_dtype, _), (b_batches, b_dtype, _) = a_like, b_like
     da = db = dbias = None
-    if ctx.needs_input_grad[0]:
+    if needs[0]:
         da = finish_gradient(torch.matmul(grad.float(), b.float().transpose(1, 2)), a_batches, a_dtype, None)
-    if ctx.needs_input_grad[1]:
+    if needs[1]:
         db = finish_gradient(torch.matmul(a.float().transpose(1, 2), grad.float()), b_batches, b_dtype, None)
-    if ctx.needs_input_grad[2]:
-        dbias = grad.sum((0, 1), dtype=torch.float32).to(ctx.bias_dtype)
-    return da, db, dbias, None, None
+    if needs[2]:
+        dbias = grad.sum((0, 1), dtype=torch.float32).to(bias_dtype)
+    return da, db, dbias
 
 
-def _backward(ctx, grad: Tensor):
-    b, a = ctx.saved_tensors
+def backward_3d(grad: Tensor, saved: tuple, needs: tuple, a_like: tuple, b_like: tuple, bias_dtype):
+    """(dA, dB, dbias) of (Ba, M, K) @ (Bb, K, N) (+ bias) from the output's gradient `grad` (batches, M, N).
+    saved: (b, a) as the forward saved them (None where no gradient needs it); needs: whether a, b and bias need
+    gradients; a_like, b_like: (batches, dtype, column_major) of each operand."""
+    b, a = saved
     if transforms.tangent(grad):
-        return _torch_backward(ctx, grad, a, b)
-    (a_batches, a_dtype, a_columns), (b_batches, b_dtype, b_columns) = ctx.a_like, ctx.b_like
+        return _torch_backward(grad, a, b, needs, a_like, b_like, bias_dtype)
+    (a_batches, a_dtype, a_columns), (b_batches, b_dtype, b_columns) = a_like, b_like
     # dA and dB go through the same kernels; a broadcast operand's gradient is accumulated in fp32 over batches.
     g, scale = gradient_operand(grad, a_dtype)
     da = db = dbias = None
-    if ctx.needs_input_grad[0]:
+    if needs[0]:
         wide = scale is not None or (a_batches == 1 and g.shape[0] != 1)
         da = finish_gradient(_product(g, b.transpose(1, 2), torch.float32 if wide else None, a_columns),
                              a_batches, a_dtype, scale, a_columns)
-    if ctx.needs_input_grad[1]:
+    if needs[1]:
         wide = scale is not None or (b_batches == 1 and g.shape[0] != 1)
         db = finish_gradient(_product(a.transpose(1, 2), g, torch.float32 if wide else None, b_columns),
                              b_batches, b_dtype, scale, b_columns)
-    if ctx.needs_input_grad[2]:
-        dbias = grad.sum((0, 1), dtype=torch.float32).to(ctx.bias_dtype)
-    return da, db, dbias, None, None
+    if needs[2]:
+        dbias = grad.sum((0, 1), dtype=torch.float32).to(bias_dtype)
+    return da, db, dbias
+
+
+def _backward(ctx, grad: Tensor):
+    return (*backward_3d(grad, ctx.saved_tensors, ctx.needs_input_grad, ctx.a_like, ctx.b_like, ctx.bias_dtype),
+            None, None)
 
 
 bmm.register_autograd(_backward, setup_context=_setup_context)
