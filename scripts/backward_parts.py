@@ -4,21 +4,18 @@ its products. Per call, median of 5 loops of 300 calls.
 
     python scripts/backward_parts.py [M N K]
 """
-import sys
 import types
 
 import torch
 
 import warpgemm
 from warpgemm.ops import library
-from scripts.train_host_parts import Identity, per_call_us
+from scripts.train_host_parts import Identity, layer, per_call_us
 
 
 def main():
-    m, n, k = (int(v) for v in sys.argv[1:4]) if len(sys.argv) > 3 else (256, 256, 256)
-    x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16).requires_grad_()
-    w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16).requires_grad_()
-    dy = torch.randn(m, n, device="cuda", dtype=torch.bfloat16)
+    x, w, dy = layer()
+    m, k = x.shape
     xd, wd = x.detach(), w.detach()
     a3, b3, g3 = xd.unsqueeze(0), wd.t().unsqueeze(0), dy.unsqueeze(0)
     ctx = types.SimpleNamespace(saved_tensors=(b3, a3), needs_input_grad=(True, True, False, False, False),

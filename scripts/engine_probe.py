@@ -5,21 +5,19 @@ thread and on a plain Python thread, and the whole backward() call. Small shapes
     python scripts/engine_probe.py [M N K]
 """
 import statistics
-import sys
 import threading
 import time
 
 import torch
 
 import warpgemm
+from scripts.train_host_parts import layer
 from warpgemm.ops import linear_autograd
 
 
 def main():
-    m, n, k = (int(v) for v in sys.argv[1:4]) if len(sys.argv) > 3 else (256, 256, 256)
-    x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16).requires_grad_()
-    w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16).requires_grad_()
-    dy = torch.randn(m, n, device="cuda", dtype=torch.bfloat16)
+    x, w, dy = layer()
+    m, k = x.shape
     inside = []
     original = linear_autograd.LinearFunction.backward
 

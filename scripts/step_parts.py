@@ -5,20 +5,17 @@ Small shapes: the GPU never limits. Per step, median of 5 loops of 300.
 
     python scripts/step_parts.py [M N K]
 """
-import sys
 
 import torch
 import torch.nn.functional as F
 
 import warpgemm
-from scripts.train_host_parts import Identity, per_call_us
+from scripts.train_host_parts import Identity, layer, per_call_us
 
 
 def main():
-    m, n, k = (int(v) for v in sys.argv[1:4]) if len(sys.argv) > 3 else (256, 256, 256)
-    x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16).requires_grad_()
-    w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16).requires_grad_()
-    dy = torch.randn(m, n, device="cuda", dtype=torch.bfloat16)
+    x, w, dy = layer()
+    m, k = x.shape
 
     def reset(fn):
         def run():

@@ -39,11 +39,18 @@ class Identity(torch.autograd.Function):
         return g
 
 
-def main():
-    m, n, k = (int(v) for v in sys.argv[1:4]) if len(sys.argv) > 3 else (256, 256, 256)
+def layer(default=(256, 256, 256)):
+    """A linear layer's x (M, K) and weight (N, K), both requiring grad, and an output gradient dY (M, N): bf16 on
+    the GPU, M N K from the command line (else `default`)."""
+    m, n, k = (int(v) for v in sys.argv[1:4]) if len(sys.argv) > 3 else default
     x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16).requires_grad_()
     w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16).requires_grad_()
-    dy = torch.randn(m, n, device="cuda", dtype=torch.bfloat16)
+    return x, w, torch.randn(m, n, device="cuda", dtype=torch.bfloat16)
+
+
+def main():
+    x, w, dy = layer()
+    m, n = dy.shape
     xd, wd = x.detach(), w.detach()
     shapes = api.matmul_shapes(x, w.t())
     a3, b3 = to_batched(shapes)

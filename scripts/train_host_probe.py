@@ -18,14 +18,12 @@ import torch
 import torch.nn.functional as F
 
 import warpgemm
+from scripts.train_host_parts import layer
 from warpgemm.bench.timing import print_host_profile
 
 
 def main():
-    m, n, k = (int(v) for v in sys.argv[1:4]) if len(sys.argv) > 3 else (2048, 4096, 4096)
-    x = torch.randn(m, k, device="cuda", dtype=torch.bfloat16).requires_grad_()
-    w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16).requires_grad_()
-    dy = torch.randn(m, n, device="cuda", dtype=torch.bfloat16)
+    x, w, dy = layer((2048, 4096, 4096))
     main_thread = threading.get_ident()
     seen = set()
 
