@@ -140,3 +140,29 @@ def test_unmarking_a_view_of_a_marked_tensor_is_refused():
         mark_static(w.t(), False)
     mark_static(w, False)
     assert not is_static(w.t())
+
+
+def test_a_mark_belongs_to_the_tensor_object_in_this_process(tmp_path):
+    """Copies are not marked, however they are made: deepcopy, torch.save then torch.load (both carried an attribute
+    mark inconsistently before); a collected tensor leaves the registry, and a new tensor reusing its id is not
+    marked."""
+    import copy
+    import gc
+
+    from warpgemm import static_weights
+
+    layer = torch.nn.Linear(32, 16, bias=False).to(torch.bfloat16)
+    warpgemm.mark_static(layer)
+    assert warpgemm.is_static(layer.weight) and warpgemm.is_static(layer.weight.t())
+    assert not warpgemm.is_static(copy.deepcopy(layer).weight)
+    torch.save(layer.state_dict(), tmp_path / "w.pt")
+    torch.save(layer, tmp_path / "layer.pt")
+    assert not warpgemm.is_static(torch.load(tmp_path / "w.pt")["weight"])
+    assert not warpgemm.is_static(torch.load(tmp_path / "layer.pt", weights_only=False).weight)
+    t = warpgemm.mark_static(torch.randn(4, 4))
+    key = id(t)
+    del t
+    gc.collect()
+    assert key not in static_weights._marked
+    warpgemm.mark_static(layer, False)
+    assert not warpgemm.is_static(layer.weight)

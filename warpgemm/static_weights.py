@@ -18,6 +18,10 @@ its successor early (programmatic dependent launch) may still be running several
 kernels release theirs at entry, which is why warpgemm refuses to write a marked tensor (`out=`); other libraries'
 kernels may too. Breaking the promise makes the product read stale weights. `WARPGEMM_STATIC_WEIGHTS=0` ignores
 every mark.
+
+A mark belongs to the tensor object in this process: a copy (copy.deepcopy, torch.save then torch.load, .clone(),
+module.to(...) that makes new tensors) is not marked. The promise is about what runs on the GPU while this process
+calls warpgemm, so it is made again for the tensors that process holds: mark after loading.
 """
 from __future__ import annotations
 
@@ -30,7 +34,14 @@ from . import _env
 ATTR = "_warpgemm_static"
 _any_marked = False  # until the first mark, is_static answers without looking at the tensor (every call asks)
 # Marked tensors by id (a WeakSet would compare tensors with ==): (tensor, the storage it had when marked), weakly.
+# The registry, not an attribute on the tensor, holds the mark: an attribute would travel with torch.save (a
+# Parameter's __dict__ is pickled) but not with copy.deepcopy, and a loaded one would miss the storage's record.
 _marked: dict = {}
+
+
+def _is_marked(t) -> bool:
+    entry = _marked.get(id(t))
+    return entry is not None and entry[0]() is t  # (an id is reused once its tensor is gone)
 # Each storage of a marked tensor carries {id: weakref} of the marked tensors on it (attribute ATTR). PyTorch keeps
 # one Python object per storage, shared by every alias (views, .detach(), .data), so writes_static finds a write
 # through any alias in one lookup: it runs on every out= call, where a scan of a model's marked parameters cost
@@ -43,8 +54,16 @@ def _record(t: torch.Tensor) -> None:
     if marks is None:
         marks = {}
         setattr(storage, ATTR, marks)
-    marks[id(t)] = weakref.ref(t)
-    _marked[id(t)] = (weakref.ref(t), weakref.ref(storage))
+    key = id(t)
+
+    def gone(ref):  # a collected tensor leaves the registry (unless its id was marked again since)
+        entry = _marked.get(key)
+        if entry is not None and entry[0] is ref:
+            del _marked[key]
+
+    ref = weakref.ref(t, gone)
+    marks[key] = ref
+    _marked[key] = (ref, weakref.ref(storage))
 
 
 def _forget(t: torch.Tensor) -> None:
@@ -71,12 +90,9 @@ def mark_static(obj, static: bool = True):
     if static:
         global _any_marked
         _any_marked = True
-        setattr(obj, ATTR, True)
         _forget(obj)  # marked again (its storage may have been replaced since: p.data = ...)
         _record(obj)
         return obj
-    if ATTR in obj.__dict__:
-        delattr(obj, ATTR)
     _forget(obj)
     if is_static(obj):
         raise ValueError("mark_static(t, False): t is a view of a marked tensor, whose mark covers every view; "
@@ -89,10 +105,10 @@ def is_static(t: torch.Tensor) -> bool:
     owning its storage (its view base) is marked, and WARPGEMM_STATIC_WEIGHTS is not 0."""
     if not (_any_marked and _env.STATIC_WEIGHTS):
         return False
-    if getattr(t, ATTR, False):
+    if _is_marked(t):
         return True
     base = t._base
-    return base is not None and getattr(base, ATTR, False)
+    return base is not None and _is_marked(base)
 
 
 def writes_static(out: torch.Tensor) -> bool:
@@ -107,6 +123,6 @@ def writes_static(out: torch.Tensor) -> bool:
     for ref in getattr(storage, ATTR, {}).values():
         m = ref()
         # Still marked and still on this storage (not given another since: p.data = ...).
-        if m is not None and getattr(m, ATTR, False) and m.untyped_storage() is storage:
+        if m is not None and _is_marked(m) and m.untyped_storage() is storage:
             return True
     return False
