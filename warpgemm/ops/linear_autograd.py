@@ -42,10 +42,10 @@ def _layout(x: torch.Tensor, weight: torch.Tensor) -> _Layout:
 
 
 class LinearFunction(torch.autograd.Function):
-    """apply(x, weight, bias, config, recipe_key): linear(x, weight, bias) with gradients for x, weight and bias."""
+    """apply(x, weight, bias, config): linear(x, weight, bias) with gradients for x, weight and bias."""
 
     @staticmethod
-    def forward(ctx, x, weight, bias, config, recipe_key):
+    def forward(ctx, x, weight, bias, config):
         from .api import linear  # (api imports this module)
 
         y = linear(x, weight, bias, config=config)  # grad mode is off inside forward: the eager call
@@ -63,5 +63,4 @@ class LinearFunction(torch.autograd.Function):
         da3, db3, dbias = library.backward_3d(
             grad.reshape(layout.c3_shape), saved, ctx.needs_input_grad[:3],
             (layout.a3_shape[0], ctx.dtype, layout.a_columns), (1, ctx.dtype, layout.b_columns), ctx.bias_dtype)
-        return (None if da3 is None else da3.reshape(ctx.x_shape), None if db3 is None else db3[0].t(), dbias,
-                None, None)
+        return None if da3 is None else da3.reshape(ctx.x_shape), None if db3 is None else db3[0].t(), dbias, None
