@@ -172,3 +172,34 @@ def test_linear_training_call_matches_f_linear(layout, grads, op_calls):
     for a, t in zip(got, torch_grads):
         assert a.numel() <= 1 or a.stride() == t.stride(), (a.stride(), t.stride())
     assert op_calls == {}
+
+
+def test_outputs_take_in_place_changes_as_torch_outputs_do():
+    """An in-place activation or residual after the op (nn.ReLU(inplace=True)): autograd refuses in-place changes
+    of a custom Function's view outputs, so the eager nodes must return the output itself. Gradients against
+    float64 through each op followed by an in-place shift and ReLU."""
+    g = torch.Generator().manual_seed(10)
+    x = torch.randn(2, 3, 32, dtype=BF, generator=g).requires_grad_()
+    w = torch.randn(16, 32, dtype=BF, generator=g).requires_grad_()
+    a, b, offs = _tokens_case()
+    u = torch.randn(5, 7, dtype=BF, generator=g).requires_grad_()
+    v = torch.randn(5, 7, dtype=BF, generator=g)
+
+    def grouped_reference(a, b, offs):
+        ends = offs.tolist()
+        return torch.cat([a[s:e] @ b[i] for i, (s, e) in enumerate(zip([0] + ends[:-1], ends))])
+
+    cases = [
+        (lambda x, w: warpgemm.linear(x, w), torch.nn.functional.linear, (x, w)),
+        (lambda x, w: warpgemm.matmul(x, w.t()), lambda x, w: torch.matmul(x, w.t()), (x, w)),
+        (lambda a, b: warpgemm.grouped_mm(a, b, offs), lambda a, b: grouped_reference(a, b, offs), (a, b)),
+        (lambda u: warpgemm.add(u, v), lambda u: u + v.double(), (u, )),
+    ]
+    for ours, reference, inputs in cases:
+        y = ours(*inputs)
+        y.add_(1).relu_()
+        got = torch.autograd.grad(y.float().sum(), inputs)
+        ref = [t.detach().double().requires_grad_() for t in inputs]
+        want = torch.autograd.grad(reference(*ref).add(1).relu().sum(), ref)
+        for p, q in zip(got, want):
+            assert rel_error(p, q) < 1e-2

@@ -141,11 +141,13 @@ def _matmul(a, b, bias, out, out_dtype, config, names, *, context_plain: bool, a
     if out is None:
         if dispatch:
             return library.BMM(a3, b3, bias, out_dtype, cfg).view(shapes.out_shape)
-        c3 = torch.empty((batch_count(a3, b3), a3.shape[1], b3.shape[2]), dtype=out_dtype, device=a.device)
-        plan = bmm_into(a3, b3, bias, c3, config)
+        # The output itself, not a view of the 3-D buffer, as torch returns: linear's training node returns it, and
+        # autograd forbids in-place changes of a custom Function's view outputs (an in-place ReLU after the layer).
+        c = torch.empty(shapes.out_shape, dtype=out_dtype, device=a.device)
+        plan = bmm_into(a3, b3, bias, c.view(batch_count(a3, b3), a3.shape[1], b3.shape[2]), config)
         if eager and _remember(key, shapes.out_shape, out_dtype, a, b, bias, a3, b3, plan) and alias_key is not None:
             _RECIPES[alias_key] = _RECIPES[key]
-        return c3.view(shapes.out_shape)
+        return c
     if needs_grad:
         raise RuntimeError("matmul(): functions with out=... arguments don't support automatic differentiation")
     c_shape = (batch_count(a3, b3), a3.shape[1], b3.shape[2])

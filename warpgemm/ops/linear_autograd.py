@@ -49,6 +49,10 @@ class LinearFunction(torch.autograd.Function):
         from .api import linear  # (api imports this module)
 
         y = linear(x, weight, bias, config=config)  # grad mode is off inside forward: the eager call
+        if y._base is not None:
+            # (Meta tensors' shape-only path returns a view.) A custom Function's view output refuses in-place
+            # changes (an in-place activation after the layer), which F.linear's output takes.
+            y = y.clone()
         need_x, need_w = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
         ctx.save_for_backward(weight if need_x else None, x if need_w else None)  # what each gradient needs
         ctx.layout, ctx.x_shape = _layout(x, weight), x.shape
