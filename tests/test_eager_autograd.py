@@ -203,3 +203,54 @@ def test_outputs_take_in_place_changes_as_torch_outputs_do():
         want = torch.autograd.grad(reference(*ref).add(1).relu().sum(), ref)
         for p, q in zip(got, want):
             assert rel_error(p, q) < 1e-2
+
+
+@pytest.mark.parametrize("mode_over", ["forward", "backward", "neither"])
+def test_checkpoint_recomputes_what_the_forward_saved_under_a_mode_in_one_pass(mode_over):
+    """Non-reentrant checkpointing compares what the recompute saves with what the forward saved: the route a call
+    takes must not depend on a dispatch mode (FlopCounterMode over the forward only, or the backward only)."""
+    from torch.utils.checkpoint import checkpoint
+
+    g = torch.Generator().manual_seed(11)
+    x = torch.randn(6, 32, dtype=BF, generator=g).requires_grad_()
+    w = torch.randn(16, 32, dtype=BF, generator=g).requires_grad_()
+    a, b, offs = _tokens_case()
+
+    def block(x, w, a, b):
+        return warpgemm.linear(x, w).float().sum() + warpgemm.grouped_mm(a, b, offs).float().sum()
+
+    def mode(active):
+        return FlopCounterMode(display=False) if active else torch.autograd.graph.saved_tensors_hooks(
+            lambda t: t, lambda t: t)
+
+    with mode(mode_over == "forward"):
+        y = checkpoint(block, x, w, a, b, use_reentrant=False)
+    with mode(mode_over == "backward"):
+        got = torch.autograd.grad(y, (x, w, a, b))
+    ref = [t.detach().double().requires_grad_() for t in (x, w, a, b)]
+    ends = offs.tolist()
+    grouped = torch.cat([ref[2][s:e] @ ref[3][i] for i, (s, e) in enumerate(zip([0] + ends[:-1], ends))])
+    want = torch.autograd.grad((ref[0] @ ref[1].t()).sum() + grouped.sum(), ref)
+    for p, q in zip(got, want):
+        assert rel_error(p, q) < 1e-2
+
+
+def test_batched_gradients_take_the_registered_ops():
+    """autograd.grad(is_grads_batched=True) and jacobian(vectorize=True) run the backward on legacy vmap
+    BatchedTensors (no storage): the products go through the registered ops and torch's vmap fallback."""
+    g = torch.Generator().manual_seed(12)
+    x = torch.randn(4, 8, dtype=BF, generator=g)
+    w = torch.randn(3, 8, dtype=BF, generator=g)
+    jac = torch.autograd.functional.jacobian(lambda w: warpgemm.linear(x, w), w, vectorize=True)
+    want = torch.autograd.functional.jacobian(lambda w: torch.nn.functional.linear(x.double(), w), w.double())
+    assert jac.shape == want.shape and rel_error(jac, want) < 1e-2
+    jac = torch.autograd.functional.jacobian(lambda x: warpgemm.matmul(x, w.t()), x, vectorize=True)
+    want = torch.autograd.functional.jacobian(lambda x: torch.matmul(x, w.double().t()), x.double())
+    assert rel_error(jac, want) < 1e-2
+    a, b, offs = _tokens_case()
+    y = warpgemm.grouped_mm(a, b, offs)
+    eye = torch.eye(y.numel(), dtype=BF).view(-1, *y.shape)
+    ga, = torch.autograd.grad(y, (a, ), eye, is_grads_batched=True)
+    for i in (0, 17, y.numel() - 1):
+        one, = torch.autograd.grad(warpgemm.grouped_mm(a, b, offs), (a, ), eye[i])
+        assert torch.equal(ga[i], one)

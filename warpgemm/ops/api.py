@@ -15,7 +15,7 @@ from .gemm_impl import bmm_into, explain_bmm, select_path
 from ..static_weights import is_static, writes_static
 
 # Eager calls with no autograd and no tracing skip the dispatcher (a few microseconds per op).
-_PLAIN = (torch.Tensor, torch.nn.Parameter)
+_PLAIN = checks.PLAIN_TYPES
 
 
 def _needs_grad(a, b, bias) -> bool:
@@ -135,11 +135,12 @@ def _matmul(a, b, bias, out, out_dtype, config, names, *, context_plain: bool, a
     cfg = None if config is None else config.to_list()
     if needs_grad is None:
         needs_grad = _needs_grad(a, b, bias)
-    # Meta tensors (shape inference, planning without a GPU) take the ops' fake implementations.
-    dispatch = (needs_grad or not plain or torch.compiler.is_compiling() or a.device.type == "meta"
+    # Not the eager fast path: the registered op, or in a plain eager training call its autograd node (EagerOp
+    # decides). Meta tensors (shape inference, planning without a GPU) take the ops' fake implementations.
+    via_op = (needs_grad or not plain or torch.compiler.is_compiling() or a.device.type == "meta"
                 or not context_plain)
     if out is None:
-        if dispatch:
+        if via_op:
             return library.BMM(a3, b3, bias, out_dtype, cfg).view(shapes.out_shape)
         # The output itself, not a view of the 3-D buffer, as torch returns: linear's training node returns it, and
         # autograd forbids in-place changes of a custom Function's view outputs (an in-place ReLU after the layer).
@@ -160,7 +161,7 @@ def _matmul(a, b, bias, out, out_dtype, config, names, *, context_plain: bool, a
         except RuntimeError:
             c3 = None  # out's strides do not fold to 3-D: compute aside, then copy in
     target = c3 if c3 is not None else torch.empty(c_shape, dtype=out.dtype, device=out.device)
-    if dispatch:
+    if via_op:
         torch.ops.warpgemm.bmm_out(a3, b3, bias, target, cfg)
     else:
         plan = bmm_into(a3, b3, bias, target, config)
@@ -198,16 +199,16 @@ def linear(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor | None = No
     Inside torch.autocast, floating operands and bias are cast to the region's dtype first, as F.linear's are."""
     key = None
     if (type(x) in _PLAIN and type(weight) in _PLAIN and (bias is None or type(bias) in _PLAIN)
-            and not _env.LOG_ENABLED and (config is None or type(config) is GemmConfig)
-            and checks.plain_context()):  # (not while tracing, either)
-        # A repeated eager call (decode: the same shapes every step) skips validation and the transposed view.
-        key = _recipe_key(x, weight, bias, None, config)
-        key = None if key is None else ("linear", ) + key
+            and (config is None or type(config) is GemmConfig)):
         if _needs_grad(x, weight, bias):
-            if key is not None:  # (None: a tensor the checked path must look at, which names what is wrong)
-                # A training call: one autograd node around this same call without grad (linear_autograd.py).
+            # A training call: one autograd node around this same call without grad (linear_autograd.py). Not for
+            # a tensor the checked path must look at (it names what is wrong), nor while tracing.
+            if checks.autograd_node_context() and checks.recipe_safe(x, weight, bias):
                 return LinearFunction.apply(x, weight, bias, config)
-        else:
+        elif not _env.LOG_ENABLED and checks.plain_context():  # (not while tracing, either)
+            # A repeated eager call (decode: the same shapes every step) skips validation and the transposed view.
+            key = _recipe_key(x, weight, bias, None, config)
+            key = None if key is None else ("linear", ) + key
             r = None if key is None else _RECIPES.get(key)
             if r is not None and torch._C._cuda_getDevice() == r.device.index:
                 c = x.new_empty(r.out_shape)  # linear's output has x's dtype and device (cheapest: see _matmul)

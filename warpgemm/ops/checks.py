@@ -10,6 +10,7 @@ from ..config import check_config
 from ..static_weights import writes_static
 
 GEMM_DTYPES = (torch.bfloat16, torch.float16)
+PLAIN_TYPES = (torch.Tensor, torch.nn.Parameter)  # no subclass: a subclass's own dispatch must see the ops
 
 
 _TRANSFORM_LEVEL = torch._C._functorch.maybe_current_level  # None outside every torch.func transform
@@ -30,6 +31,15 @@ def plain_context() -> bool:
     tracing (dynamo cannot trace the dispatch-stack query; a traced call goes through the ops anyway)."""
     return not (torch.compiler.is_compiling() or _ANY_AUTOCAST() or _TRANSFORM_LEVEL() is not None
                 or _forward_ad._current_level >= 0 or _DISPATCH_MODES())
+
+
+def autograd_node_context() -> bool:
+    """Whether an eager training call may be one of warpgemm's own autograd nodes (linear_autograd.py): no tracing,
+    autocast region, torch.func transform or forward-AD level. Unlike plain_context, dispatch modes do not decide it:
+    a checkpoint's recompute must save what the forward saved, with or without a mode (FlopCounterMode over one of
+    the two); the node's products go through the registered ops under a mode."""
+    return not (torch.compiler.is_compiling() or _ANY_AUTOCAST() or _TRANSFORM_LEVEL() is not None
+                or _forward_ad._current_level >= 0)
 
 
 def check_tensor(name: str, x) -> None:

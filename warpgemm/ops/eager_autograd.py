@@ -16,7 +16,9 @@ import torch
 
 from . import checks
 
-_PLAIN = (torch.Tensor, torch.nn.Parameter)
+# A legacy vmap BatchedTensor (autograd.grad(is_grads_batched=True), jacobian / hessian(vectorize=True) batch the
+# backward with it) has torch.Tensor's type and no storage: the registered op gets torch's vmap fallback.
+_LEGACY_BATCHED = getattr(torch._C._functorch, "is_legacy_batchedtensor", lambda t: False)
 
 
 class EagerOp:
@@ -45,7 +47,7 @@ class EagerOp:
         grad = False
         for x in args:
             if isinstance(x, torch.Tensor):
-                if type(x) not in _PLAIN or x.is_meta:
+                if type(x) not in checks.PLAIN_TYPES or x.is_meta or _LEGACY_BATCHED(x):
                     return self.op(*args)
                 grad = grad or x.requires_grad
         if grad and torch.is_grad_enabled():

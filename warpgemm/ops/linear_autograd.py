@@ -4,7 +4,10 @@ Through the general path a training call is x viewed to (batches, M, K), weight.
 product, and the output viewed back: four view ops forward and four view nodes for the autograd engine to run
 backward, ~80 us of host time a step on the H100 host next to a GEMM's ~40 (results/2026-11-28-s47/, notes/perf.md
 "session 47"). Here the forward is the no-grad call (a recorded recipe after the first call) and the backward makes
-the same views itself, with grad mode off, and runs the shared formula (library.backward_3d).
+the same views itself, outside the forward's graph (recorded only under create_graph, for double backward), and
+runs the shared formula (library.backward_3d). Taken in every eager training call that is not traced, autocast or
+under a torch.func transform or forward-AD level, dispatch modes included (checks.autograd_node_context): a
+checkpoint's recompute then saves what its forward saved whichever mode covers either.
 """
 from __future__ import annotations
 
