@@ -353,3 +353,35 @@ def test_training_gradients_follow_torch_layouts_and_flop_counts():
     with FlopCounterMode(display=False) as theirs:
         torch.nn.functional.linear(x.detach(), w.detach())
     assert ours.get_total_flops() == theirs.get_total_flops() == 2 * 600 * 1024 * 768
+
+
+def test_repeated_training_calls_take_in_place_changes_and_batched_gradients():
+    """linear's eager training node (ops/linear_autograd.py) on the kernels: repeated calls (the forward takes the
+    recorded recipe from the second on) return outputs an in-place shift and ReLU may change, gradients against
+    float64 each time; a Jacobian with vectorize=True (legacy vmap in the backward) runs through the registered ops;
+    a checkpoint whose forward alone runs under FlopCounterMode recomputes the same saved tensors."""
+    from torch.utils.checkpoint import checkpoint
+    from torch.utils.flop_counter import FlopCounterMode
+
+    g = torch.Generator(device=DEV).manual_seed(42)
+    w = (torch.randn(512, 1024, device=DEV, generator=g) / 32).to(BF).requires_grad_()
+    for step in range(3):
+        x = torch.randn(4, 96, 1024, device=DEV, generator=g).to(BF).requires_grad_()
+        y = warpgemm.linear(x, w)
+        y.add_(1).relu_()
+        gx, gw = torch.autograd.grad(y.float().sum(), (x, w))
+        # The reference takes our ReLU mask (bf16 rounding may flip entries next to zero against float64).
+        mask = (y > 0).double()
+        xr, wr = x.detach().double().requires_grad_(), w.detach().double().requires_grad_()
+        tx, tw = torch.autograd.grad((torch.nn.functional.linear(xr, wr) * mask).sum(), (xr, wr))
+        assert rel_error(gx, tx) < 1e-2 and rel_error(gw, tw) < 1e-2, step
+    xs, ws = x[0, :8, :16].detach(), w[:4, :16].detach()
+    jac = torch.autograd.functional.jacobian(lambda w: warpgemm.linear(xs, w), ws, vectorize=True)
+    want = torch.autograd.functional.jacobian(lambda w: torch.nn.functional.linear(xs.double(), w), ws.double())
+    assert rel_error(jac, want) < 1e-2
+    with FlopCounterMode(display=False):
+        y = checkpoint(warpgemm.linear, x, w, use_reentrant=False)
+    gx2, gw2 = torch.autograd.grad(y.float().sum(), (x, w))
+    xr, wr = x.detach().double().requires_grad_(), w.detach().double().requires_grad_()
+    tx, tw = torch.autograd.grad(torch.nn.functional.linear(xr, wr).sum(), (xr, wr))
+    assert rel_error(gx2, tx) < 1e-2 and rel_error(gw2, tw) < 1e-2
