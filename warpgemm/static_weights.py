@@ -38,10 +38,6 @@ _any_marked = False  # until the first mark, is_static answers without looking a
 # Parameter's __dict__ is pickled) but not with copy.deepcopy, and a loaded one would miss the storage's record.
 _marked: dict = {}
 
-
-def _is_marked(t) -> bool:
-    entry = _marked.get(id(t))
-    return entry is not None and entry[0]() is t  # (an id is reused once its tensor is gone)
 # Each storage of a marked tensor carries {id: weakref} of the marked tensors on it (attribute ATTR). PyTorch keeps
 # one Python object per storage, shared by every alias (views, .detach(), .data), so writes_static finds a write
 # through any alias in one lookup: it runs on every out= call, where a scan of a model's marked parameters cost
@@ -72,6 +68,11 @@ def _forget(t: torch.Tensor) -> None:
     for storage in storages:
         if storage is not None:
             getattr(storage, ATTR, {}).pop(id(t), None)
+
+
+def _is_marked(t) -> bool:
+    entry = _marked.get(id(t))
+    return entry is not None and entry[0]() is t  # (an id is reused once its tensor is gone)
 
 
 def mark_static(obj, static: bool = True):

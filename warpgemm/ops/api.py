@@ -138,7 +138,7 @@ def _matmul(a, b, bias, out, out_dtype, config, names, *, context_plain: bool, a
     # Not the eager fast path: the registered op, or in a plain eager training call its autograd node (EagerOp
     # decides). Meta tensors (shape inference, planning without a GPU) take the ops' fake implementations.
     via_op = (needs_grad or not plain or torch.compiler.is_compiling() or a.device.type == "meta"
-                or not context_plain)
+              or not context_plain)
     if out is None:
         if via_op:
             return library.BMM(a3, b3, bias, out_dtype, cfg).view(shapes.out_shape)

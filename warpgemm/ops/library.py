@@ -75,9 +75,9 @@ def column_major(x: Tensor) -> bool:
     return x.shape[2] > 1 and x.stride(2) != 1 and x.stride(1) == 1
 
 
-def _product(left: Tensor, right: Tensor, out_dtype, column_major: bool) -> Tensor:
-    """left @ right (batched), column by column when column_major: computed as (right^T @ left^T)^T."""
-    if column_major:
+def _product(left: Tensor, right: Tensor, out_dtype, columns: bool) -> Tensor:
+    """left @ right (batched), column by column when `columns`: computed as (right^T @ left^T)^T."""
+    if columns:
         return BMM(right.transpose(1, 2), left.transpose(1, 2), None, out_dtype, None).transpose(1, 2)
     return BMM(left, right, None, out_dtype, None)
 
