@@ -12,3 +12,5 @@ timeout 120 $py -m warpgemm bench train --rounds 3 --json "$out/bench_train.json
 tail -16 "$out/bench_train.log"
 timeout 100 $py scripts/train_probe.py "$out/train_probe.json" 3 > "$out/train_probe.log" 2>&1
 grep step "$out/train_probe.log"
+timeout 120 $py -m warpgemm bench overhead --json "$out/bench_overhead.json" > "$out/bench_overhead.log" 2>&1
+tail -9 "$out/bench_overhead.log"
