@@ -255,3 +255,31 @@ def test_batched_gradients_take_the_registered_ops():
     for i in (0, 17, y.numel() - 1):
         one, = torch.autograd.grad(warpgemm.grouped_mm(a, b, offs), (a, ), eye[i])
         assert torch.equal(ga[i], one)
+
+
+def test_eager_nodes_and_registered_ops_give_the_same_bits():
+    """The eager nodes run the registered ops' own implementations and formulas: outputs and gradients equal,
+    bit for bit, those of the registered-op route (taken under a dispatch mode)."""
+    g = torch.Generator().manual_seed(13)
+    x = torch.randn(2, 5, 32, dtype=BF, generator=g).requires_grad_()
+    w = torch.randn(16, 32, dtype=BF, generator=g).requires_grad_()
+    bias = torch.randn(16, dtype=BF, generator=g).requires_grad_()
+    a, b, offs = _tokens_case()
+    rk = torch.randn(10, 16, dtype=BF, generator=g).requires_grad_()
+    u, v = (torch.randn(5, 7, dtype=BF, generator=g).requires_grad_() for _ in range(2))
+    cases = [
+        (lambda: warpgemm.linear(x, w, bias), (x, w, bias)),
+        (lambda: warpgemm.matmul(x, w.t()), (x, w)),
+        (lambda: warpgemm.grouped_mm(a, b, offs), (a, b)),
+        (lambda: warpgemm.grouped_mm(a.t(), rk, offs), (a, rk)),
+        (lambda: warpgemm.mul(warpgemm.add(u, v, alpha=0.5), v), (u, v)),
+    ]
+    for fn, inputs in cases:
+        y = fn()
+        dy = torch.randn(y.shape, dtype=y.dtype, generator=g)
+        eager = (y, *torch.autograd.grad(y, inputs, dy))
+        with FlopCounterMode(display=False):
+            y = fn()
+            registered = (y, *torch.autograd.grad(y, inputs, dy))
+        for p, q in zip(eager, registered):
+            assert torch.equal(p, q)
