@@ -6,6 +6,7 @@ import torch
 import torch.autograd.forward_ad as _forward_ad
 
 from .. import _env
+from . import autocast
 from ..config import check_config
 from ..static_weights import writes_static
 
@@ -15,22 +16,13 @@ PLAIN_TYPES = (torch.Tensor, torch.nn.Parameter)  # no subclass: a subclass's ow
 
 _TRANSFORM_LEVEL = torch._C._functorch.maybe_current_level  # None outside every torch.func transform
 _DISPATCH_MODES = torch._C._len_torch_dispatch_stack
-_ANY_AUTOCAST = getattr(torch._C, "_is_any_autocast_enabled", lambda: True)  # (True: cannot tell cheaply)
+_ANY_AUTOCAST = autocast._ANY or (lambda: True)  # (True: this torch cannot tell cheaply)
 
 
 def under_dispatch_mode() -> bool:
     """Whether a Python dispatch mode is active (FlopCounterMode, a debug or logging mode): calls then go through
     the registered ops, which the mode sees, instead of launching the kernels directly (~0.06 us)."""
     return _DISPATCH_MODES() > 0
-
-
-def plain_context() -> bool:
-    """No autocast region, torch.func transform, forward-AD level or dispatch mode is active, so an eager call may
-    launch the kernels directly (ops/autocast.py, ops/transforms.py, under_dispatch_mode). ~0.26 us on the CI CPU,
-    ~0.1 of it the tracing check the fast paths paid before: the one check they pay for all four. False while
-    tracing (dynamo cannot trace the dispatch-stack query; a traced call goes through the ops anyway)."""
-    return not (torch.compiler.is_compiling() or _ANY_AUTOCAST() or _TRANSFORM_LEVEL() is not None
-                or _forward_ad._current_level >= 0 or _DISPATCH_MODES())
 
 
 def autograd_node_context() -> bool:
@@ -40,6 +32,14 @@ def autograd_node_context() -> bool:
     the two); the node's products go through the registered ops under a mode."""
     return not (torch.compiler.is_compiling() or _ANY_AUTOCAST() or _TRANSFORM_LEVEL() is not None
                 or _forward_ad._current_level >= 0)
+
+
+def plain_context() -> bool:
+    """No autocast region, torch.func transform, forward-AD level or dispatch mode is active, so an eager call may
+    launch the kernels directly (ops/autocast.py, ops/transforms.py, under_dispatch_mode). ~0.25 us on the CI CPU,
+    ~0.1 of it the tracing check the fast paths paid before: the one check they pay for all four. False while
+    tracing (dynamo cannot trace the dispatch-stack query; a traced call goes through the ops anyway)."""
+    return autograd_node_context() and not _DISPATCH_MODES()  # (the tracing check first: see above)
 
 
 def check_tensor(name: str, x) -> None:
