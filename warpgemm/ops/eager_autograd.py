@@ -21,6 +21,12 @@ from . import checks
 _LEGACY_BATCHED = getattr(torch._C._functorch, "is_legacy_batchedtensor", lambda t: False)
 
 
+def plain_tensor(x: torch.Tensor) -> bool:
+    """A tensor the kernels may take directly: torch.Tensor or Parameter (no subclass), not meta, not a legacy vmap
+    batch."""
+    return type(x) in checks.PLAIN_TYPES and not x.is_meta and not _LEGACY_BATCHED(x)
+
+
 class EagerOp:
     """Calls `op` (a registered torch.ops.warpgemm op) or, in a plain eager context on plain tensors, `impl` (the
     op's implementation, same arguments) directly, through an autograd.Function with the op's own setup_context and
@@ -47,7 +53,7 @@ class EagerOp:
         grad = False
         for x in args:
             if isinstance(x, torch.Tensor):
-                if type(x) not in checks.PLAIN_TYPES or x.is_meta or _LEGACY_BATCHED(x):
+                if not plain_tensor(x):
                     return self.op(*args)
                 grad = grad or x.requires_grad
         if grad and torch.is_grad_enabled():

@@ -262,7 +262,8 @@ def _tile_plan(a3, b3, c3, bias, config, may_tune: bool, static_b: bool) -> Hopp
     return HopperPlan(cfg, why, a_geom, b_geom, c_geom, a_copy, b_copy, c_staged, launch)
 
 
-def _hopper_bmm(a3, b3, bias, c3, config, choice) -> None:
+def cached_plan(a3, b3, c3, bias, config):
+    """The plan a Hopper launch of these operands runs (planned on the first call of its signature)."""
     static_b = is_static(b3)
     key = _plan_key(a3, b3, c3, bias, config, static_b)
     plan = _PLANS.get(key)
@@ -270,6 +271,11 @@ def _hopper_bmm(a3, b3, bias, c3, config, choice) -> None:
         if len(_PLANS) >= _PLAN_CACHE_LIMIT:
             _PLANS.clear()
         plan = _PLANS[key] = plan_hopper(a3, b3, c3, bias, config, static_b=static_b)
+    return plan
+
+
+def _hopper_bmm(a3, b3, bias, c3, config, choice) -> None:
+    plan = cached_plan(a3, b3, c3, bias, config)
     if _env.LOG_ENABLED:
         _env.log(describe_plan(c3, a3, choice, plan))
     a = tma.padded_copy(a3, plan.a_copy) if plan.a_copy else a3

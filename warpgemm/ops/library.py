@@ -75,11 +75,29 @@ def column_major(x: Tensor) -> bool:
     return x.shape[2] > 1 and x.stride(2) != 1 and x.stride(1) == 1
 
 
+def product_operands(left: Tensor, right: Tensor, columns: bool) -> tuple[Tensor, Tensor]:
+    """The kernel's (a3, b3) for left @ right, column by column when `columns`: computed as (right^T @ left^T)^T,
+    whose product the caller transposes back."""
+    return (right.transpose(1, 2), left.transpose(1, 2)) if columns else (left, right)
+
+
+def backward_operands(grad: Tensor, a: Optional[Tensor], b: Optional[Tensor]) -> tuple:
+    """The (left, right) of dA = grad @ b^T and of dB = a^T @ grad; None for a gradient whose operand is not saved."""
+    return (None if b is None else (grad, b.transpose(1, 2)), None if a is None else (a.transpose(1, 2), grad))
+
+
 def _product(left: Tensor, right: Tensor, out_dtype, columns: bool) -> Tensor:
-    """left @ right (batched), column by column when `columns`: computed as (right^T @ left^T)^T."""
-    if columns:
-        return BMM(right.transpose(1, 2), left.transpose(1, 2), None, out_dtype, None).transpose(1, 2)
-    return BMM(left, right, None, out_dtype, None)
+    """left @ right (batched), column by column when `columns`."""
+    c = BMM(*product_operands(left, right, columns), None, out_dtype, None)
+    return c.transpose(1, 2) if columns else c
+
+
+def bias_gradient(grad: Tensor, dims: tuple, bias_dtype: torch.dtype) -> Tensor:
+    """The bias's gradient: grad summed over `dims` in fp32, rounded once to the bias's dtype. torch's sum of a bf16
+    or fp16 tensor keeps an fp32 accumulator: one launch where the dtypes agree (as F.linear's backward does)."""
+    if grad.dtype == bias_dtype:
+        return grad.sum(dims)
+    return grad.sum(dims, dtype=torch.float32).to(bias_dtype)
 
 
 def gradient_operand(grad: Tensor, dtype: torch.dtype) -> tuple[Tensor, Optional[Tensor]]:
@@ -128,7 +146,7 @@ def _torch_backward(grad: Tensor, a: Optional[Tensor], b: Optional[Tensor], need
     if needs[1]:
         db = finish_gradient(torch.matmul(a.float().transpose(1, 2), grad.float()), b_batches, b_dtype, None)
     if needs[2]:
-        dbias = grad.sum((0, 1), dtype=torch.float32).to(bias_dtype)
+        dbias = bias_gradient(grad, (0, 1), bias_dtype)
     return da, db, dbias
 
 
@@ -143,16 +161,17 @@ def backward_3d(grad: Tensor, saved: tuple, needs: tuple, a_like: tuple, b_like:
     # dA and dB go through the same kernels; a broadcast operand's gradient is accumulated in fp32 over batches.
     g, scale = gradient_operand(grad, a_dtype)
     da = db = dbias = None
+    for_a, for_b = backward_operands(g, a, b)
     if needs[0]:
         wide = scale is not None or (a_batches == 1 and g.shape[0] != 1)
-        da = finish_gradient(_product(g, b.transpose(1, 2), torch.float32 if wide else None, a_columns),
+        da = finish_gradient(_product(*for_a, torch.float32 if wide else None, a_columns),
                              a_batches, a_dtype, scale, a_columns)
     if needs[1]:
         wide = scale is not None or (b_batches == 1 and g.shape[0] != 1)
-        db = finish_gradient(_product(a.transpose(1, 2), g, torch.float32 if wide else None, b_columns),
+        db = finish_gradient(_product(*for_b, torch.float32 if wide else None, b_columns),
                              b_batches, b_dtype, scale, b_columns)
     if needs[2]:
-        dbias = grad.sum((0, 1), dtype=torch.float32).to(bias_dtype)
+        dbias = bias_gradient(grad, (0, 1), bias_dtype)
     return da, db, dbias
 
 

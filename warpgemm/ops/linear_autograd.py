@@ -15,8 +15,11 @@ from typing import NamedTuple
 
 import torch
 
-from . import library
+from .. import _env
+from ..static_weights import is_static
+from . import checks, gemm_impl, library
 from .batching import batch_count, matmul_shapes, to_batched
+from .eager_autograd import plain_tensor
 
 
 class _Layout(NamedTuple):
@@ -44,6 +47,83 @@ def _layout(x: torch.Tensor, weight: torch.Tensor) -> _Layout:
     return layout
 
 
+class _BackwardRecipe(NamedTuple):
+    """The launches of a backward that the general formula ran without copies (library.backward_3d, one batch, x
+    read along K and an nn.Linear weight): dX = dY @ W and dW = dY^T @ X (None: not needed), each reading its
+    operands at the base addresses of grad, weight and x and writing a contiguous output, as there."""
+
+    dx: object
+    dw: object
+    bias_dims: tuple  # grad's leading dimensions: the bias's gradient sums over them
+
+
+# Keyed on what the plans and the layouts read: shapes, strides, dtypes, 16-byte alignment, static-weight marks,
+# which gradients are needed. False: a backward of that key the recipe cannot run (the general formula does).
+_BACKWARDS: dict[tuple, _BackwardRecipe | bool] = {}
+gemm_impl._FORGET_HOOKS.append(_BACKWARDS.clear)
+
+
+def _backward_key(ctx, grad, weight, x) -> tuple:
+    return (ctx.layout, ctx.x_shape, ctx.dtype, ctx.bias_dtype, ctx.needs_input_grad, grad.shape, grad.stride(),
+            grad.dtype, grad.device, grad.data_ptr() % 16,
+            None if weight is None else (weight.stride(), weight.data_ptr() % 16, is_static(weight)),
+            None if x is None else (x.stride(), x.data_ptr() % 16, is_static(x)))
+
+
+def _backward_recipe(ctx, grad, weight, x) -> _BackwardRecipe | bool:
+    """After the general formula ran for this key (its plans are cached): the recipe, or False where a product
+    would copy an operand or stage its output, or the layouts are not the common ones."""
+    layout = ctx.layout
+    if (layout.c3_shape[0] != 1 or layout.a_columns or not layout.b_columns or grad.dtype != ctx.dtype
+            or grad.numel() == 0 or layout.a3_shape[2] == 0
+            or gemm_impl.select_path(grad.device).path != "hopper"):
+        return False
+    g3 = grad.reshape(layout.c3_shape)
+    a = None if x is None else x.reshape(layout.a3_shape)
+    if g3.data_ptr() != grad.data_ptr() or (a is not None and a.data_ptr() != x.data_ptr()):
+        return False  # a reshape copied: the launches read the caller's tensors
+    for_a, for_b = library.backward_operands(g3, a, None if weight is None else weight.t().unsqueeze(0))
+    launches = []
+    for pair, columns, need in ((for_a, False, ctx.needs_input_grad[0]), (for_b, True, ctx.needs_input_grad[1])):
+        if not need:
+            launches.append(None)
+            continue
+        a3, b3 = library.product_operands(*pair, columns)
+        c3 = a3.new_empty((1, a3.shape[1], b3.shape[2]))  # as library.bmm_eager allocates it
+        plan = gemm_impl.cached_plan(a3, b3, c3, None, None)
+        if plan.a_copy or plan.b_copy or plan.c_staged:
+            return False
+        launches.append(plan.launch)
+    return _BackwardRecipe(*launches, tuple(range(grad.dim() - 1)))
+
+
+def _recorded_backward(ctx, grad, weight, x):
+    """The gradients through a recipe (None where the general formula must run): the cheap checks first."""
+    if (torch.is_grad_enabled() or _env.LOG_ENABLED or not checks.plain_context() or not plain_tensor(grad)
+            or not (weight is None or plain_tensor(weight)) or not (x is None or plain_tensor(x))
+            or not checks.recipe_safe(grad, weight, x)):
+        return None  # create_graph, logging, dispatch modes, subclasses, freed storages: the general formula
+    key = _backward_key(ctx, grad, weight, x)
+    r = _BACKWARDS.get(key)
+    if r is None:
+        if len(_BACKWARDS) > 4096:
+            _BACKWARDS.clear()
+        _BACKWARDS[key] = _backward_recipe(ctx, grad, weight, x)
+        return None  # the first backward of a key runs the general formula
+    if r is False or torch._C._cuda_getDevice() != grad.device.index:
+        return None
+    dx = dw = dbias = None
+    if r.dx is not None:
+        dx = grad.new_empty(ctx.x_shape)
+        r.dx.launch(grad, weight, dx, None)
+    if r.dw is not None:
+        dw = grad.new_empty(weight.shape)
+        r.dw.launch(grad, x, dw, None)
+    if ctx.needs_input_grad[2]:
+        dbias = library.bias_gradient(grad, r.bias_dims, ctx.bias_dtype)
+    return dx, dw, dbias, None
+
+
 class LinearFunction(torch.autograd.Function):
     """apply(x, weight, bias, config): linear(x, weight, bias) with gradients for x, weight and bias."""
 
@@ -65,6 +145,9 @@ class LinearFunction(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad):
         weight, x = ctx.saved_tensors
+        recorded = _recorded_backward(ctx, grad, weight, x)
+        if recorded is not None:
+            return recorded
         layout = ctx.layout
         saved = (None if weight is None else weight.t().unsqueeze(0), None if x is None else x.reshape(layout.a3_shape))
         da3, db3, dbias = library.backward_3d(
