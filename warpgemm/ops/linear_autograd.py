@@ -54,6 +54,7 @@ class _BackwardRecipe(NamedTuple):
 
     dx: object
     dw: object
+    w_shape: tuple  # (N, K): the weight is not saved where x needs no gradient
     bias_dims: tuple  # grad's leading dimensions: the bias's gradient sums over them
 
 
@@ -94,7 +95,7 @@ def _backward_recipe(ctx, grad, weight, x) -> _BackwardRecipe | bool:
         if plan.a_copy or plan.b_copy or plan.c_staged:
             return False
         launches.append(plan.launch)
-    return _BackwardRecipe(*launches, tuple(range(grad.dim() - 1)))
+    return _BackwardRecipe(*launches, (layout.c3_shape[2], layout.a3_shape[2]), tuple(range(grad.dim() - 1)))
 
 
 def _recorded_backward(ctx, grad, weight, x):
@@ -117,7 +118,7 @@ def _recorded_backward(ctx, grad, weight, x):
         dx = grad.new_empty(ctx.x_shape)
         r.dx.launch(grad, weight, dx, None)
     if r.dw is not None:
-        dw = grad.new_empty(weight.shape)
+        dw = grad.new_empty(r.w_shape)
         r.dw.launch(grad, x, dw, None)
     if ctx.needs_input_grad[2]:
         dbias = library.bias_gradient(grad, r.bias_dims, ctx.bias_dtype)
