@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 48, call 2: linear's recorded backward (ops/linear_autograd.py _BACKWARDS) and the one-launch bias
+# Session 48, calls 2-3: linear's recorded backward (ops/linear_autograd.py _BACKWARDS) and the one-launch bias
 # gradient. Its GPU test and the GEMM suite, then the host-time rows (bench overhead, the step floor probe), the step
 # probe and `bench train`. Results under $out.
 source "$(dirname "$0")/gpu_env.sh" "$@"

@@ -2,8 +2,8 @@
 (forward + backward into fresh .grad, bias included), median of 5 loops of 300, small shapes (the GPU never limits).
 
 Rows: F.linear; warpgemm.linear; a Python autograd.Function wrapping F.linear (forward F.linear without grad,
-backward torch's three ops: the floor of any Python node); and the first two with the autograd engine's device
-threads off (set_multithreading_enabled(False): the backward runs on the calling thread).
+backward torch's three ops: the floor of any Python node); and each with the autograd engine's device threads
+off (set_multithreading_enabled(False): the backward runs on the calling thread).
 
     python scripts/train_step_floor.py [M N K]
 """
@@ -41,7 +41,7 @@ def main():
     for name, fn in rows.items():
         print(f"{name:>40}: {per_call_us(fn):7.1f} us", flush=True)
     with torch.autograd.set_multithreading_enabled(False):
-        for name in ("F.linear", "warpgemm.linear"):
+        for name in rows:
             print(f"{name + ', engine threads off':>40}: {per_call_us(rows[name]):7.1f} us", flush=True)
 
 
