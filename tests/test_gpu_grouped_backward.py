@@ -1,0 +1,65 @@
+"""GPU suite for the token form's backward in a training step's layouts: experts stored (G, N, K) and read as
+(G, K, N) get their gradient in that same layout (no AccumulateGrad copy), and the rows of dX past the last
+group's end are zeros, written in place by kernels/zero_rows.py (skipped without an sm_90 GPU)."""
+import pytest
+import torch
+
+import warpgemm
+from warpgemm.testing import rand, rel_error
+
+pytestmark = pytest.mark.gpu
+DEV = "cuda"
+
+
+def _reference(a, b, ends, grad):
+    """dA, dB in float64 with each end raised to the one before it and clamped to [0, T]."""
+    T = a.shape[0]
+    da = torch.zeros(T, a.shape[1], device=DEV, dtype=torch.float64)
+    db = torch.zeros(b.shape, device=DEV, dtype=torch.float64)
+    start = 0
+    for i, e in enumerate(ends):
+        end = min(max(e, start), T)
+        da[start:end] = grad[start:end].double() @ b[i].double().t()
+        db[i] = a[start:end].double().t() @ grad[start:end].double()
+        start = end
+    return da, db, start
+
+
+# (T, K, N, offs): an end short of T, a decreasing end, an end past T, 1500 groups (the kernel's chunk loop), all rows
+# owned.
+CASES = [(777, 256, 192, [100, 0, 300, 640]), (960, 128, 256, [300, 120, 700, 650, 900]),
+         (512, 128, 128, [200, 9000]), (4096, 64, 64, list(range(2, 3001, 2))), (1024, 256, 128, [256, 768, 1024])]
+
+
+@pytest.mark.parametrize("stored_nk", [True, False], ids=["experts_GNK", "experts_GKN"])
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"T{c[0]}_G{len(c[3])}")
+def test_expert_gradient_layout_and_rows_past_the_end(case, stored_nk):
+    T, K, N, ends = case
+    g = torch.Generator(device=DEV).manual_seed(T)
+    G = len(ends)
+    a0 = rand(T, K, g=g)
+    b0 = rand(G, N, K, g=g).transpose(1, 2) if stored_nk else rand(G, K, N, g=g)
+    grad = rand(T, N, g=g)
+    offs = torch.tensor(ends, device=DEV, dtype=torch.int32)
+    a = a0.clone().requires_grad_()
+    b = (b0.transpose(1, 2).clone().transpose(1, 2) if stored_nk else b0.clone()).requires_grad_()
+    assert b.stride() == b0.stride()
+    # Leave NaN where the caching allocator will hand out dX: unwritten rows would show.
+    torch.full((T, K), float("nan"), device=DEV, dtype=a.dtype)
+    warpgemm.grouped_mm(a, b, offs).backward(grad)
+    da, db, owned = _reference(a0, b0, ends, grad)
+    assert b.grad.stride() == b.stride()
+    assert rel_error(a.grad[:owned], da[:owned]) < 1e-2 and rel_error(b.grad, db) < 1e-2
+    assert torch.equal(a.grad[owned:], torch.zeros_like(a.grad[owned:]))
+
+
+def test_rows_past_the_end_under_create_graph():
+    """With create_graph the product is recorded, so its rows past the end are zeroed by torch ops (differentiably)."""
+    g = torch.Generator(device=DEV).manual_seed(3)
+    a, b = rand(300, 64, g=g).requires_grad_(), rand(2, 64, 32, g=g).requires_grad_()
+    offs = torch.tensor([100, 250], device=DEV, dtype=torch.int32)
+    grad = rand(300, 32, g=g).requires_grad_()
+    ga, = torch.autograd.grad(warpgemm.grouped_mm(a, b, offs), (a, ), grad, create_graph=True)
+    assert torch.equal(ga[250:], torch.zeros_like(ga[250:]))
+    gg, = torch.autograd.grad(ga.float().sum(), (grad, ))
+    assert torch.equal(gg[250:], torch.zeros_like(gg[250:]))
