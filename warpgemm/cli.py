@@ -275,13 +275,29 @@ def bench_moe(rounds: int = typer.Option(3, help="alternating timing rounds per 
                                                 "graph (every case's experts overflow the L2) instead of one call "
                                                 "after an L2 flush"),
               wgrad: bool = typer.Option(False, "--wgrad", help="the weight gradients of the same cases instead "
-                                         "(the 2-D x 2-D form: groups along K)")):
+                                         "(the 2-D x 2-D form: groups along K)"),
+              train: bool = typer.Option(False, "--train", help="a training step of the same cases instead: "
+                                         "forward and backward (dX, dW) against torch._grouped_mm's")):
     """grouped_mm vs torch._grouped_mm and a loop of matmuls: 8 MoE cases x skewed/uniform/empty routing."""
+    if wgrad and train:
+        raise typer.BadParameter("--wgrad and --train each choose the suite: give one of them")
     if not _has_hopper():
         _no_gpu_notice("bench moe")
         return
     from .bench.moe_bench import run_moe_suite, run_moe_wgrad_suite
 
+    if train:
+        from .bench.moe_train_bench import run_moe_train_suite
+
+        res = run_moe_train_suite(rounds=rounds, progress=lambda s: console.print(s, highlight=False))
+        _print_table("bench moe --train (bf16: grouped_mm(x, W, offs).backward(dY) vs torch._grouped_mm)",
+                     ("case", "routing", "ms", "TFLOP/s", "torch TFLOP/s", "ratio", "dW diff"),
+                     [(r["case"], r["routing"], f"{r['ms']:.3f}", f"{r['tflops']:.1f}", f"{r['tflops_grouped_mm']:.1f}",
+                       f"{r['ratio_vs_grouped_mm']:.3f}", f"{r['rel_diff_dw']:.1e}") for r in res["results"]])
+        console.print(f"geomean vs torch._grouped_mm: {res['geomean_vs_grouped_mm']:.3f} "
+                      f"(min {res['min_vs_grouped_mm']:.3f})")
+        _write_json(json_path, res)
+        return
     if wgrad:
         res = run_moe_wgrad_suite(rounds=rounds, progress=lambda s: console.print(s, highlight=False))
         title, tb_key = "bench moe --wgrad (bf16, dW[e] = x_e^T dy_e)", "tb_s"
