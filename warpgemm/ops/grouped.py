@@ -49,7 +49,11 @@ from ..config import GemmConfig, check_config, is_two_part, weight_layout_proble
 from ..heuristics import (GROUPED_LARGE, GROUPED_NARROW_N, GROUPED_STREAM, GROUPED_SWAP, GROUPED_SWAP_MEAN_ROWS,
                           LARGE, LARGE_TALL_BANDS, MEDIUM, SMALL, TALL_BAND_MIN_ROW_TILES)
 from . import autocast, checks, transforms
+from .gemm_impl import bmm_into, k_major_weight_copy, select_path
+from ..kernels.hopper import tma_operands as tma
+from ..kernels.zero_rows import zero_rows_past_end
 from .eager_autograd import EagerOp
+from .grouped_ragged_k import forced_config_problem, hopper_ragged_k
 from .library import BMM, column_major, gradient_operand
 
 _CHECK_OFFS = os.environ.get("WARPGEMM_CHECK_OFFS", "0").lower() in {"1", "true", "yes", "on"}
@@ -189,16 +193,15 @@ _PLANS: dict[tuple, _GroupedPlan] = {}
 
 
 def _plan(a3, b, c3, config) -> _GroupedPlan:
-    from ..kernels.hopper import tma_operands as tma
-    from ..kernels.hopper.gemm import GemmLaunch
-    from ..kernels.hopper.expert_scheduler import OFFS_GROUPS_MAX, RUN_IF_REUSED, RUN_IF_STREAMING
-    from .gemm_impl import k_major_weight_copy
-
     key = (a3.shape, a3.stride(), b.shape, b.stride(), c3.shape, c3.stride(), a3.dtype, c3.dtype,
            a3.data_ptr() % 16 == 0, b.data_ptr() % 16 == 0, c3.data_ptr() % 16 == 0, c3.device.index, config)
     plan = _PLANS.get(key)
     if plan is not None:
         return plan
+    # The kernel modules load on first use (an import of a loaded module still costs ~1 us a call: not on a hit).
+    from ..kernels.hopper.gemm import GemmLaunch
+    from ..kernels.hopper.expert_scheduler import OFFS_GROUPS_MAX, RUN_IF_REUSED, RUN_IF_STREAMING
+
     cfg = config or planned_config(a3[0], b, c3.dtype)
     # Tokens are read in place only row-major (K contiguous); any other layout is copied into a padded row-major
     # buffer. Read column-major, a group's first row is the TMA box's coordinate along the contiguous dimension,
@@ -241,9 +244,6 @@ def _plan(a3, b, c3, config) -> _GroupedPlan:
 
 def _hopper_tokens_by_group(a, b, offs, out, config, keep_rows: bool) -> None:
     """keep_rows: out is the caller's, so its rows past offs[-1] must keep their contents."""
-    from ..kernels.group_table import build_group_table
-    from ..kernels.hopper import tma_operands as tma
-
     a3, c3 = a.unsqueeze(0), out.unsqueeze(0)
     plan = _plan(a3, b, c3, config)
     if _env.LOG_ENABLED:
@@ -268,6 +268,8 @@ def _hopper_tokens_by_group(a, b, offs, out, config, keep_rows: bool) -> None:
     if plan.offs_table:
         table = offs
     else:
+        from ..kernels.group_table import build_group_table
+
         # Row tiles hold block_m rows of A, or block_n under swap-AB (A's rows on the product's column side).
         table = build_group_table(offs, a.shape[0], plan.config.block_n if plan.config.swap_ab else plan.config.block_m)
     plan.launch.launch(a_in, b_in, c, None, table)
@@ -276,8 +278,6 @@ def _hopper_tokens_by_group(a, b, offs, out, config, keep_rows: bool) -> None:
 
 
 def _loop_tokens_by_group(a, b, offs, out) -> None:
-    from .gemm_impl import bmm_into
-
     for g, (start, end) in enumerate(_sanitized_bounds(offs, a.shape[0])):
         if end > start:
             bmm_into(a[start:end].unsqueeze(0), b[g].unsqueeze(0), None, out[start:end].unsqueeze(0))
@@ -353,7 +353,6 @@ def grouped_mm(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor | None = Non
         _check_offs(offs, None, a.shape[1], "2-D x 2-D (groups along K)", device)
         G = offs.shape[0]
         if config is not None:
-            from .grouped_ragged_k import forced_config_problem
 
             problem = forced_config_problem(config)
             if problem is not None:
@@ -400,8 +399,6 @@ def _run(a, b, offs, out, config, keep_rows: bool) -> None:
     if out.numel() == 0:
         return
     if a.dim() == 3:
-        from .gemm_impl import bmm_into
-
         bmm_into(a, b, None, out, config)
         return
     if a.dim() == 2 and b.dim() == 2:
@@ -418,8 +415,6 @@ def _run(a, b, offs, out, config, keep_rows: bool) -> None:
         else:
             out.zero_()
         return
-    from .gemm_impl import select_path
-
     if select_path(a.device).path == "hopper":
         # The kernel writes row-major rows. Only a caller's out can be otherwise; a copy of it keeps its rows past
         # offs[-1].
@@ -432,14 +427,10 @@ def _run(a, b, offs, out, config, keep_rows: bool) -> None:
 
 
 def _ragged_k(a, b, offs, out, config) -> None:
-    from .gemm_impl import bmm_into, select_path
-
     if a.shape[1] == 0:
         out.zero_()  # no tokens: every group sums nothing
         return
     if select_path(a.device).path == "hopper":
-        from .grouped_ragged_k import hopper_ragged_k
-
         hopper_ragged_k(a, b, offs, out, config)
         return
     for g, (start, end) in enumerate(_sanitized_bounds(offs, a.shape[1])):
@@ -514,8 +505,6 @@ def _zero_past_end(x: torch.Tensor, offs: torch.Tensor) -> torch.Tensor:
             and checks.plain_context()):
         # In place on the fresh product, writing only those rows (kernels/zero_rows.py). Not where autograd records
         # the product (create_graph), nor under tracing, modes or transforms: there, the torch ops below.
-        from ..kernels.zero_rows import zero_rows_past_end
-
         zero_rows_past_end(x, offs)
         return x
     end = offs.max().clamp(0, x.shape[0])
