@@ -5,6 +5,7 @@ import pytest
 import torch
 
 import warpgemm
+from warpgemm.ops import grouped
 from warpgemm.testing import rand, rel_error
 
 pytestmark = pytest.mark.gpu
@@ -33,7 +34,7 @@ CASES = [(777, 256, 192, [100, 0, 300, 640]), (960, 128, 256, [300, 120, 700, 65
 
 @pytest.mark.parametrize("stored_nk", [True, False], ids=["experts_GNK", "experts_GKN"])
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"T{c[0]}_G{len(c[3])}")
-def test_expert_gradient_layout_and_rows_past_the_end(case, stored_nk):
+def test_expert_gradient_layout_and_rows_past_the_end(case, stored_nk, monkeypatch):
     T, K, N, ends = case
     g = torch.Generator(device=DEV).manual_seed(T)
     G = len(ends)
@@ -44,9 +45,15 @@ def test_expert_gradient_layout_and_rows_past_the_end(case, stored_nk):
     a = a0.clone().requires_grad_()
     b = (b0.transpose(1, 2).clone().transpose(1, 2) if stored_nk else b0.clone()).requires_grad_()
     assert b.stride() == b0.stride()
-    # Leave NaN where the caching allocator will hand out dX: unwritten rows would show.
-    torch.full((T, K), float("nan"), device=DEV, dtype=a.dtype)
-    warpgemm.grouped_mm(a, b, offs).backward(grad)
+    zeroed = []
+    kernel = grouped.zero_rows_past_end
+    monkeypatch.setattr(grouped, "zero_rows_past_end", lambda *args: zeroed.append(1) or kernel(*args))
+    out = warpgemm.grouped_mm(a, b, offs)
+    # Leave NaN where the caching allocator will hand out dX (freed just before the backward): unwritten rows show.
+    nan = torch.full((T, K), float("nan"), device=DEV, dtype=a.dtype)
+    del nan
+    out.backward(grad)
+    assert zeroed  # the in-place kernel, not the masked_fill fallback
     da, db, owned = _reference(a0, b0, ends, grad)
     assert b.grad.stride() == b.stride()
     assert rel_error(a.grad[:owned], da[:owned]) < 1e-2 and rel_error(b.grad, db) < 1e-2

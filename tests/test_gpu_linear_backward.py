@@ -24,6 +24,8 @@ CASES = [
     ((128, 512), None, 256, BF, BF, True, False, True),  # a frozen weight
     ((1, 1024), None, 512, BF, BF, True, True, None),  # one token: dW's contraction has one element
     ((200, 1000), None, 300, BF, None, True, True, None),  # rows off 16 bytes: the plans may copy
+    ((1024, ), None, 768, BF, BF, True, True, True),  # a 1-D x: one-row products
+    ((64, 256), None, 128, BF, BF, False, False, True),  # only the bias needs a gradient
 ]
 
 
@@ -44,25 +46,36 @@ def _layer(case, g):
     return x, w, b, dy
 
 
+def _fresh(t):
+    """A copy of t at a new address with t's strides (a column slice stays one)."""
+    return torch.empty_strided(t.shape, t.stride(), dtype=t.dtype, device=t.device).copy_(t.detach())
+
+
 def _grads(x, w, b, dy):
-    for t in (x, w, b):
-        if t is not None:
-            t.grad = None
+    """The gradients of one step on fresh copies of x, w, b and dy (new addresses, the same values and strides)."""
+    x, w, dy = _fresh(x).requires_grad_(x.requires_grad), _fresh(w).requires_grad_(w.requires_grad), _fresh(dy)
+    b = None if b is None else _fresh(b).requires_grad_()
     warpgemm.linear(x, w, b).backward(dy)
-    return [None if t is None or t.grad is None else t.grad.clone() for t in (x, w, b)]
+    return [None if t is None or t.grad is None else t.grad for t in (x, w, b)]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{'x'.join(map(str, c[0]))}_n{c[2]}")
-def test_recorded_backward_matches_the_general_formula(case):
+def test_recorded_backward_matches_the_general_formula(case, monkeypatch):
     g = torch.Generator(device=DEV).manual_seed(11)
     x, w, b, dy = _layer(case, g)
     linear_autograd._BACKWARDS.clear()
+    general_ran = []
+    general = linear_autograd.library.backward_3d
+    monkeypatch.setattr(linear_autograd.library, "backward_3d", lambda *a: general_ran.append(1) or general(*a))
     first = _grads(x, w, b, dy)  # the general formula; the recipe is recorded
     recipes = [r for r in linear_autograd._BACKWARDS.values() if r is not False]
     if case[-1] is not None:
         assert bool(recipes) == case[-1], linear_autograd._BACKWARDS
     for call in range(2):
+        general_ran.clear()
         again = _grads(x, w, b, dy)
+        if case[-1]:
+            assert not general_ran  # the recipe ran
         for name, want, got in zip("xwb", first, again):
             assert (want is None) == (got is None), name
             if want is not None:

@@ -7,6 +7,7 @@ import torch
 
 import warpgemm
 from warpgemm import _env
+from warpgemm.kernels import gemv
 from warpgemm.kernels.hopper import gemm as hopper_gemm
 from warpgemm.ops import gemm_impl, linear_autograd
 
@@ -29,6 +30,7 @@ def launches(monkeypatch):
     monkeypatch.setattr(torch.cuda, "current_device", lambda: None)
     monkeypatch.setattr(torch._C, "_cuda_getDevice", lambda: None, raising=False)
     monkeypatch.setattr(hopper_gemm.GemmLaunch, "launch", fake)
+    monkeypatch.setattr(gemv.GemvLaunch, "launch", fake)  # one-row products (a 1-D x)
     gemm_impl.forget_plans()
     yield calls
     gemm_impl.forget_plans()
@@ -36,31 +38,37 @@ def launches(monkeypatch):
 
 # (x's shape, N, bias, x needs grad, weight needs grad)
 CASES = [((2, 96, 1024), 768, True, True, True), ((333, 1024), 200, False, True, True),
-         ((4, 64, 512), 384, True, False, True), ((128, 512), 256, True, True, False)]
+         ((4, 64, 512), 384, True, False, True), ((128, 512), 256, True, True, False),
+         ((512, ), 384, True, True, True), ((64, 256), 128, True, False, False)]
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{'x'.join(map(str, c[0]))}_n{c[1]}_{c[3]}{c[4]}")
-def test_recipe_runs_the_general_formulas_launches(launches, case):
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{'x'.join(map(str, c[0]))}_n{c[1]}_{c[2]}{c[3]}{c[4]}")
+def test_recipe_runs_the_general_formulas_launches(launches, monkeypatch, case):
+    """Fresh tensors (the same values) every step: the recipe must launch on this step's addresses, not the first's."""
     shape, n, has_bias, x_grad, w_grad = case
-    x = torch.randn(*shape, dtype=BF).requires_grad_(x_grad)
-    w = torch.randn(n, shape[-1], dtype=BF).requires_grad_(w_grad)
-    b = torch.randn(n, dtype=BF).requires_grad_() if has_bias else None
-    dy = torch.randn(*shape[:-1], n, dtype=BF)
+    general_ran = []
+    general = linear_autograd.library.backward_3d
+    monkeypatch.setattr(linear_autograd.library, "backward_3d", lambda *a: general_ran.append(1) or general(*a))
+    x0, w0 = torch.randn(*shape, dtype=BF), torch.randn(n, shape[-1], dtype=BF)
+    b0, dy0 = torch.randn(n, dtype=BF), torch.randn(*shape[:-1], n, dtype=BF)
     steps = []
     for _ in range(3):
-        for t in (x, w, b):
-            if t is not None:
-                t.grad = None
+        x, w, dy = x0.clone().requires_grad_(x_grad), w0.clone().requires_grad_(w_grad), dy0.clone()
+        b = b0.clone().requires_grad_() if has_bias else None
         y = warpgemm.linear(x, w, b)
         launches.clear()  # the forward's launch
+        general_ran.clear()
         y.backward(dy)
-        steps.append((sorted(launches), [None if t is None or t.grad is None else t.grad for t in (x, w, b)]))
-    assert any(r is not False for r in linear_autograd._BACKWARDS.values())
-    general, recorded = steps[0], steps[1:]
-    assert len(general[0]) == x_grad + w_grad
-    for calls, grads in recorded:
-        assert calls == general[0]  # the same plans' launches on the same operand addresses
-        for want, got in zip(general[1], grads):
+        names = {dy.data_ptr(): "dy", x.data_ptr(): "x", w.data_ptr(): "w"}
+        calls = sorted((i, names.get(pa, pa), names.get(pb, pb)) for i, pa, pb in launches)
+        steps.append((calls, [None if t is None or t.grad is None else t.grad for t in (x, w, b)], bool(general_ran)))
+    general_step, recorded = steps[0], steps[1:]
+    assert general_step[2] and len(general_step[0]) == x_grad + w_grad
+    assert all(isinstance(name, str) for _, pa, pb in general_step[0] for name in (pa, pb))
+    for calls, grads, ran in recorded:
+        assert not ran  # the recipe, not the general formula
+        assert calls == general_step[0]  # the same plans' launches on the same operands (this step's addresses)
+        for want, got in zip(general_step[1], grads):
             assert (want is None) == (got is None)
             if want is not None:
                 # the same shape, strides and dtype, written whole by the same launch (the bias: the same sum)

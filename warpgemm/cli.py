@@ -281,6 +281,8 @@ def bench_moe(rounds: int = typer.Option(3, help="alternating timing rounds per 
     """grouped_mm vs torch._grouped_mm and a loop of matmuls: 8 MoE cases x skewed/uniform/empty routing."""
     if wgrad and train:
         raise typer.BadParameter("--wgrad and --train each choose the suite: give one of them")
+    if back_to_back and (wgrad or train):
+        raise typer.BadParameter("--back-to-back times the forward suite only: give it without --wgrad or --train")
     if not _has_hopper():
         _no_gpu_notice("bench moe")
         return

@@ -18,7 +18,7 @@ from .hopper.launch import CachedKernel
 _BLOCK_R, _BLOCK_C = 32, 128
 
 
-# The sizes and strides are not specialized on, so one binary per (dtype, BLOCK_G, alignment) serves every call and
+# The sizes and strides are not specialized on, so one binary per (dtypes, BLOCK_G, alignment) serves every call and
 # the cached launch may reuse it.
 @triton.jit(do_not_specialize=["num_groups", "rows", "cols", "row_stride", "col_stride"])
 def zero_rows_past_end_kernel(x_ptr, offs_ptr, num_groups, rows, cols, row_stride, col_stride,
@@ -39,13 +39,15 @@ def zero_rows_past_end_kernel(x_ptr, offs_ptr, num_groups, rows, cols, row_strid
                      mask=live[:, None] & (c[None, :] < cols))
 
 
-# (device, dtype, BLOCK_G, x and offs 16-byte aligned) -> CachedKernel (after the first call the launch skips
+# (device, x's and offs' dtypes, BLOCK_G, x and offs 16-byte aligned) -> CachedKernel (after the first call the launch skips
 # Triton's Python binder).
 _LAUNCHES: dict[tuple, object] = {}
 
 
 def zero_rows_past_end(x: torch.Tensor, offs: torch.Tensor) -> None:
     """x (T, C): rows >= clamp(max(offs), 0, T) set to zero in place. offs: int32 (G,), G > 0, on x's device."""
+    if x.numel() == 0:
+        return
     if offs.stride(0) != 1:
         offs = offs.contiguous()
     groups = offs.shape[0]
@@ -56,10 +58,14 @@ def zero_rows_past_end(x: torch.Tensor, offs: torch.Tensor) -> None:
         zero_rows_past_end_kernel[(min(4, triton.cdiv(x.shape[0], _BLOCK_R)), )](*args, **constexprs)
         return
     device = x.device.index
-    key = (device, x.dtype, block_g, x.data_ptr() % 16 == 0, offs.data_ptr() % 16 == 0)
+    key = (device, x.dtype, offs.dtype, block_g, x.data_ptr() % 16 == 0, offs.data_ptr() % 16 == 0)
     launch = _LAUNCHES.get(key)
     if launch is None:
         launch = _LAUNCHES[key] = CachedKernel(zero_rows_past_end_kernel, constexprs, num_warps=4, maxnreg=None,
                                                num_warps_param=False)
     grid = max(1, min(_env.sms_for(x.device), -(-x.shape[0] // _BLOCK_R)))
-    launch.launch(grid, device, lambda: args, args)
+    if torch._C._cuda_getDevice() != device:
+        with torch.cuda.device(device):
+            launch.launch(grid, device, lambda: args, args)
+    else:
+        launch.launch(grid, device, lambda: args, args)

@@ -52,7 +52,7 @@ from . import autocast, checks, transforms
 from .gemm_impl import bmm_into, k_major_weight_copy, select_path
 from ..kernels.hopper import tma_operands as tma
 from ..kernels.zero_rows import zero_rows_past_end
-from .eager_autograd import EagerOp
+from .eager_autograd import EagerOp, plain_tensor
 from .grouped_ragged_k import forced_config_problem, hopper_ragged_k
 from .library import BMM, column_major, gradient_operand
 
@@ -502,9 +502,10 @@ def _zero_past_end(x: torch.Tensor, offs: torch.Tensor) -> torch.Tensor:
     if offs.shape[0] == 0:
         return torch.zeros_like(x)
     if (x.is_cuda and x.dim() == 2 and x.numel() and not (x.requires_grad and torch.is_grad_enabled())
-            and checks.plain_context()):
+            and checks.plain_context() and plain_tensor(x) and plain_tensor(offs)):
         # In place on the fresh product, writing only those rows (kernels/zero_rows.py). Not where autograd records
-        # the product (create_graph), nor under tracing, modes or transforms: there, the torch ops below.
+        # the product (create_graph), nor under tracing, modes or transforms, nor for a subclass (no storage of its
+        # own to write): there, the torch ops below.
         zero_rows_past_end(x, offs)
         return x
     end = offs.max().clamp(0, x.shape[0])

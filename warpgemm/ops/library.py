@@ -95,6 +95,8 @@ def _product(left: Tensor, right: Tensor, out_dtype, columns: bool) -> Tensor:
 def bias_gradient(grad: Tensor, dims: tuple, bias_dtype: torch.dtype) -> Tensor:
     """The bias's gradient: grad summed over `dims` in fp32, rounded once to the bias's dtype. torch's sum of a bf16
     or fp16 tensor keeps an fp32 accumulator: one launch where the dtypes agree (as F.linear's backward does)."""
+    if not dims:
+        raise ValueError("bias_gradient needs the dimensions to sum over (an empty tuple sums over all of them)")
     if grad.dtype == bias_dtype:
         return grad.sum(dims)
     return grad.sum(dims, dtype=torch.float32).to(bias_dtype)
