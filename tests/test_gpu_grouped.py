@@ -506,7 +506,7 @@ def test_ragged_k_launch_runs_the_store_hinted_binary():
     sizes = [40, 0, 90]
     x, dy = rand(sum(sizes), 256, g=g), rand(sum(sizes), 512, g=g)
     out = check_ragged(x.t(), dy, offsets(sizes))
-    ptx = grouped_ragged_k._plan(x, dy, out, None).launch.kernel.compiled.asm["ptx"]
+    ptx = grouped_ragged_k.plan_ragged(x, dy, out, None).launch.kernel.compiled.asm["ptx"]
     assert ".bulk_group.L2::cache_hint" in ptx and "L2::evict_first" in ptx
     a, w = rand(300, 256, g=g), rand(512, 256, g=g)
     warpgemm.matmul(a, w.T)

@@ -1,11 +1,12 @@
 """GPU suite for the token form's backward in a training step's layouts: experts stored (G, N, K) and read as
-(G, K, N) get their gradient in that same layout (no AccumulateGrad copy), and the rows of dX past the last
-group's end are zeros, written in place by kernels/zero_rows.py (skipped without an sm_90 GPU)."""
+(G, K, N) get their gradient in that same layout (no AccumulateGrad copy), the rows of dX past the last group's end
+are zeros, written in place by kernels/zero_rows.py, and the recorded backward (ops/grouped_recorded.py) gives the
+general formula's bits (skipped without an sm_90 GPU)."""
 import pytest
 import torch
 
 import warpgemm
-from warpgemm.ops import grouped
+from warpgemm.ops import grouped, grouped_recorded
 from warpgemm.testing import rand, rel_error
 
 pytestmark = pytest.mark.gpu
@@ -35,29 +36,42 @@ CASES = [(777, 256, 192, [100, 0, 300, 640]), (960, 128, 256, [300, 120, 700, 65
 @pytest.mark.parametrize("stored_nk", [True, False], ids=["experts_GNK", "experts_GKN"])
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"T{c[0]}_G{len(c[3])}")
 def test_expert_gradient_layout_and_rows_past_the_end(case, stored_nk, monkeypatch):
+    """Three steps on fresh copies of the same values: the first through the general formula, the next two through
+    the recorded backward (ops/grouped_recorded.py), which must give the same bits."""
     T, K, N, ends = case
     g = torch.Generator(device=DEV).manual_seed(T)
     G = len(ends)
     a0 = rand(T, K, g=g)
     b0 = rand(G, N, K, g=g).transpose(1, 2) if stored_nk else rand(G, K, N, g=g)
-    grad = rand(T, N, g=g)
+    grad0 = rand(T, N, g=g)
     offs = torch.tensor(ends, device=DEV, dtype=torch.int32)
-    a = a0.clone().requires_grad_()
-    b = (b0.transpose(1, 2).clone().transpose(1, 2) if stored_nk else b0.clone()).requires_grad_()
-    assert b.stride() == b0.stride()
-    zeroed = []
+    zeroed, used = [], []
     kernel = grouped.zero_rows_past_end
     monkeypatch.setattr(grouped, "zero_rows_past_end", lambda *args: zeroed.append(1) or kernel(*args))
-    out = warpgemm.grouped_mm(a, b, offs)
-    # Leave NaN where the caching allocator will hand out dX (freed just before the backward): unwritten rows show.
-    nan = torch.full((T, K), float("nan"), device=DEV, dtype=a.dtype)
-    del nan
-    out.backward(grad)
-    assert zeroed  # the in-place kernel, not the masked_fill fallback
-    da, db, owned = _reference(a0, b0, ends, grad)
-    assert b.grad.stride() == b.stride()
-    assert rel_error(a.grad[:owned], da[:owned]) < 1e-2 and rel_error(b.grad, db) < 1e-2
-    assert torch.equal(a.grad[owned:], torch.zeros_like(a.grad[owned:]))
+    recorded = grouped_recorded.backward
+    monkeypatch.setattr(grouped_recorded, "backward", lambda *args: used.append(recorded(*args)) or used[-1])
+    steps = []
+    for step in range(3):
+        a = a0.clone().requires_grad_()
+        b = torch.empty_strided(b0.shape, b0.stride(), device=DEV, dtype=b0.dtype).copy_(b0).requires_grad_()
+        grad = grad0.clone()
+        out = warpgemm.grouped_mm(a, b, offs)
+        # Leave NaN where the caching allocator will hand out dX (freed just before the backward): unwritten rows
+        # show.
+        nan = torch.full((T, K), float("nan"), device=DEV, dtype=a.dtype)
+        del nan
+        zeroed.clear()
+        used.clear()
+        out.backward(grad)
+        assert zeroed, step  # the in-place kernel, not the masked_fill fallback
+        assert (used[0] is not None) == (step > 0), step  # the recipe from the second step
+        assert b.grad.stride() == b.stride()
+        steps.append((a.grad, b.grad))
+    da, db, owned = _reference(a0, b0, ends, grad0)
+    assert rel_error(steps[0][0][:owned], da[:owned]) < 1e-2 and rel_error(steps[0][1], db) < 1e-2
+    for ga, gb in steps:
+        assert torch.equal(ga[owned:], torch.zeros_like(ga[owned:]))
+        assert torch.equal(ga, steps[0][0]) and torch.equal(gb, steps[0][1])
 
 
 def test_rows_past_the_end_under_create_graph():

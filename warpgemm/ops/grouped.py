@@ -261,20 +261,32 @@ def _hopper_tokens_by_group(a, b, offs, out, config, keep_rows: bool) -> None:
             # Where the rows past offs[-1] start is known only on the device: the staging buffer starts as a copy
             # of out, so the copy back writes what was there.
             c.copy_(c3)
-    # Both kernels read offs element by element from its base, and a launch is compiled for the pointer alignment
-    # of its first call: a strided or misaligned view (offs_all[::2], cumsum[1:]) is copied (on the device, no sync).
+    tokens_launch(plan, a_in, b_in, c, offs, a.shape[0])
+    if plan.c_staged:
+        c3.copy_(c)
+
+
+def kernel_offs(offs: torch.Tensor) -> torch.Tensor:
+    """offs as the kernels take it. They read it element by element from its base, and a launch is compiled for the
+    pointer alignment of its first call: a strided or misaligned view (offs_all[::2], cumsum[1:]) is copied (on the
+    device, no sync)."""
     if offs.stride(0) != 1 or offs.data_ptr() % 16:
-        offs = offs.contiguous() if offs.stride(0) != 1 else offs.clone()
+        return offs.contiguous() if offs.stride(0) != 1 else offs.clone()
+    return offs
+
+
+def tokens_launch(plan: _GroupedPlan, a_in, b_in, c, offs: torch.Tensor, rows: int) -> None:
+    """Launch a token-form plan on operands it reads in place (a_in, b_in: the base addresses it was planned for),
+    after its row-tile table where the GEMM does not count its row tiles from offs itself."""
+    offs = kernel_offs(offs)
     if plan.offs_table:
         table = offs
     else:
         from ..kernels.group_table import build_group_table
 
         # Row tiles hold block_m rows of A, or block_n under swap-AB (A's rows on the product's column side).
-        table = build_group_table(offs, a.shape[0], plan.config.block_n if plan.config.swap_ab else plan.config.block_m)
+        table = build_group_table(offs, rows, plan.config.block_n if plan.config.swap_ab else plan.config.block_m)
     plan.launch.launch(a_in, b_in, c, None, table)
-    if plan.c_staged:
-        c3.copy_(c)
 
 
 def _loop_tokens_by_group(a, b, offs, out) -> None:
@@ -520,6 +532,9 @@ def _unscaled(x: torch.Tensor, scale, dtype) -> torch.Tensor:
 
 def _tokens_backward(ctx, grad):
     a, b, offs = ctx.saved_tensors
+    recorded = grouped_recorded.backward(ctx, grad, a, b, offs)
+    if recorded is not None:
+        return recorded
     g, scale = gradient_operand(grad, ctx.dtype)
     wide = torch.float32 if scale is not None else None  # products of a scaled gradient stay fp32 until unscaled
     da = db = None
@@ -555,3 +570,5 @@ grouped_mm_ragged_k.register_autograd(_ragged_k_backward, setup_context=_setup)
 # What grouped_mm and the backward call: the registered ops, or in plain eager calls their implementations.
 TOKENS = EagerOp(torch.ops.warpgemm.grouped_mm_tokens, _tokens, _setup, _tokens_backward)
 RAGGED_K = EagerOp(torch.ops.warpgemm.grouped_mm_ragged_k, _ragged_k_groups, _setup, _ragged_k_backward)
+
+from . import grouped_recorded  # noqa: E402 (it reads this module's plans and launches at call time)

@@ -86,7 +86,7 @@ def ragged_view(x: torch.Tensor, block_k: int, contiguous_dim: int) -> TmaGeomet
     return TmaGeometry((T, block_k, X), (pitch, pitch, 1), contiguous_dim)
 
 
-def _token_outer(x: torch.Tensor) -> torch.Tensor:
+def token_outer(x: torch.Tensor) -> torch.Tensor:
     """x (T, X) itself when TMA can read it token by token (X contiguous, 16-byte pitch and base), else a copy
     whose rows are padded to whole 32-byte sectors (tma_operands.padded_geometry)."""
     if describe(x.unsqueeze(0), 2) is not None:
@@ -107,14 +107,14 @@ class _Plan(NamedTuple):
 _PLANS: dict[tuple, _Plan] = {}
 
 
-def _plan(at: torch.Tensor, b: torch.Tensor, out: torch.Tensor, config: GemmConfig | None) -> _Plan:
-    from ..kernels.hopper.gemm import GemmLaunch
-
+def plan_ragged(at: torch.Tensor, b: torch.Tensor, out: torch.Tensor, config: GemmConfig | None) -> _Plan:
     key = (at.shape, at.stride(), b.shape, b.stride(), out.shape, out.stride(), at.dtype, out.dtype,
            out.data_ptr() % 16 == 0, out.device.index, config)
     plan = _PLANS.get(key)
     if plan is not None:
         return plan
+    from ..kernels.hopper.gemm import GemmLaunch  # (the kernel modules load on first use)
+
     G, M, N = out.shape
     cfg, why = (config, "forced") if config is not None else ragged_k_config(M, N, at.shape[0], G, at.dtype,
                                                                               out.dtype)
@@ -134,17 +134,26 @@ def hopper_ragged_k(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor, out: t
                     config: GemmConfig | None) -> None:
     """out (G, M, N) = per group g, a[:, tokens of g] @ b[tokens of g, :]; a (M, T), b (T, N), T > 0, out
     non-empty. Inputs are checked by grouped_mm."""
-    from ..kernels.hopper.ragged_k import RAGGED_OFFS_GROUPS_MAX
-
     a_t = a.t()
-    at = _token_outer(a_t)
-    b_in = _token_outer(b)
-    plan = _plan(at, b_in, out, config)
+    at = token_outer(a_t)
+    b_in = token_outer(b)
+    plan = plan_ragged(at, b_in, out, config)
     if _env.LOG_ENABLED:
         _env.log(f"grouped_mm ragged K: M={out.shape[1]} N={out.shape[2]} T={a.shape[1]} groups={out.shape[0]}: "
                  f"hopper, config={plan.config.name} ({plan.why})"
                  + ("; a copied token-outer" if at is not a_t else "")
                  + ("; b copied token-outer" if b_in is not b else ""))
+    c = output_buffer(tuple(out.shape), out.dtype, out.device) if plan.c_staged else out
+    ragged_launch(plan, at, b_in, c, offs)
+    if plan.c_staged:
+        out.copy_(c)
+
+
+def ragged_launch(plan: _Plan, at: torch.Tensor, b_in: torch.Tensor, out: torch.Tensor, offs: torch.Tensor) -> None:
+    """Launch a ragged-K plan on token-outer operands it reads in place (at, b_in: the base addresses it was planned
+    for) into out (G, M, N)."""
+    from ..kernels.hopper.ragged_k import RAGGED_OFFS_GROUPS_MAX
+
     # The kernel reads offs element by element from its base (a launch is compiled for the pointer alignment of
     # its first call): a strided or misaligned view is copied on the device (no sync).
     if out.shape[0] > RAGGED_OFFS_GROUPS_MAX:
@@ -152,7 +161,4 @@ def hopper_ragged_k(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor, out: t
         offs = torch.cummax(offs, 0).values
     elif offs.stride(0) != 1 or offs.data_ptr() % 16:
         offs = offs.contiguous() if offs.stride(0) != 1 else offs.clone()
-    c = output_buffer(tuple(out.shape), out.dtype, out.device) if plan.c_staged else out
-    plan.launch.launch(at, b_in, c, None, offs)
-    if plan.c_staged:
-        out.copy_(c)
+    plan.launch.launch(at, b_in, out, None, offs)

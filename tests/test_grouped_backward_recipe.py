@@ -1,0 +1,101 @@
+"""The token form's recorded backward (ops/grouped_recorded.py) on the CPU, with the Hopper path's planning real and
+its launches faked: from the second backward of a signature the recipe must run the very launches the general formula
+ran (grouped._tokens_backward), on the same operands, into gradients of the same layout. The GPU suite
+(test_gpu_grouped_backward.py) checks the values on the kernels."""
+import pytest
+import torch
+
+import warpgemm
+from warpgemm import _env
+from warpgemm.kernels.hopper import gemm as hopper_gemm
+from warpgemm.ops import gemm_impl, grouped, grouped_recorded
+
+BF = torch.bfloat16
+
+
+@pytest.fixture
+def launches(monkeypatch):
+    """Plans as on a 132-SM H100 for CPU tensors; each launch records (launch, a, b) by address and fills its output
+    with a value of its own."""
+    calls, ids = [], {}
+
+    def fake(self, a, b, c, bias, group_table=None, scales=None):
+        calls.append((ids.setdefault(id(self), len(ids) + 1), a.data_ptr(), b.data_ptr()))
+        c.fill_(ids[id(self)])
+
+    hopper = lambda device: gemm_impl.PathChoice("hopper", "test")  # noqa: E731
+    monkeypatch.setattr(_env, "INTERPRET", True)
+    monkeypatch.setattr(_env, "sms_for", lambda device: 132)
+    monkeypatch.setattr(gemm_impl, "select_path", hopper)
+    monkeypatch.setattr(grouped, "select_path", hopper)
+    monkeypatch.setattr(torch._C, "_cuda_getDevice", lambda: None, raising=False)
+    monkeypatch.setattr(torch._C, "_cuda_getCurrentRawStream", lambda device: 0, raising=False)
+    monkeypatch.setattr(hopper_gemm.GemmLaunch, "launch", fake)
+    gemm_impl.forget_plans()
+    yield calls
+    gemm_impl.forget_plans()
+
+
+# (groups, tokens, K, N, experts stored (G, N, K), x needs grad, experts need grad, owned tokens)
+CASES = [(8, 512, 256, 128, True, True, True, 512), (8, 512, 256, 128, False, True, True, 400),
+         (4, 256, 128, 256, True, False, True, 256), (4, 256, 128, 256, True, True, False, 200),
+         (100, 1024, 64, 128, True, True, True, 1000)]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"G{c[0]}_T{c[1]}_{'GNK' if c[4] else 'GKN'}_{c[5]}{c[6]}")
+def test_recipe_runs_the_general_formulas_launches(launches, monkeypatch, case):
+    G, T, K, N, stored_nk, x_grad, w_grad, owned = case
+    used = []
+    real = grouped_recorded.backward
+    monkeypatch.setattr(grouped_recorded, "backward", lambda *a: used.append(real(*a)) or used[-1])
+    x0 = torch.randn(T, K, dtype=BF)
+    w0 = torch.randn(G, N, K, dtype=BF).transpose(1, 2) if stored_nk else torch.randn(G, K, N, dtype=BF)
+    dy0 = torch.randn(T, N, dtype=BF)
+    cuts = torch.linspace(0, owned, G + 1)[1:].round().to(torch.int32)
+    steps = []
+    for _ in range(3):
+        x, dy = x0.clone().requires_grad_(x_grad), dy0.clone()
+        w = torch.empty_strided(w0.shape, w0.stride(), dtype=BF).copy_(w0).requires_grad_(w_grad)
+        offs = cuts.clone()
+        y = warpgemm.grouped_mm(x, w, offs)
+        launches.clear()
+        used.clear()
+        y.backward(dy)
+        names = {dy.data_ptr(): "dy", x.data_ptr(): "x", w.data_ptr(): "w"}
+        calls = sorted((i, names.get(pa, pa), names.get(pb, pb)) for i, pa, pb in launches)
+        steps.append((calls, [None if t.grad is None else t.grad for t in (x, w)], used[0] is not None))
+    assert any(r is not False for r in grouped_recorded._RECIPES.values())
+    general_step, recorded = steps[0], steps[1:]
+    assert len(general_step[0]) == x_grad + w_grad
+    assert all(isinstance(n, str) for _, pa, pb in general_step[0] for n in (pa, pb))
+    assert not general_step[2]
+    for calls, grads, from_recipe in recorded:
+        assert from_recipe
+        assert calls == general_step[0]  # the same plans' launches on this step's operands
+        for want, got in zip(general_step[1], grads):
+            assert (want is None) == (got is None)
+            if want is not None:
+                assert (got.shape, got.stride(), got.dtype) == (want.shape, want.stride(), want.dtype)
+                assert torch.equal(got, want)  # written by the same launch; rows past the end zero in both
+    if x_grad:
+        assert torch.equal(steps[1][1][0][owned:], torch.zeros(T - owned, K, dtype=BF))
+
+
+def test_general_formula_under_create_graph_and_modes(launches, monkeypatch):
+    from torch.utils.flop_counter import FlopCounterMode
+
+    x = torch.randn(128, 64, dtype=BF).requires_grad_()
+    w = torch.randn(4, 64, 32, dtype=BF).requires_grad_()
+    offs = torch.tensor([32, 64, 96, 128], dtype=torch.int32)
+    dy = torch.randn(128, 32, dtype=BF)
+    for _ in range(2):
+        warpgemm.grouped_mm(x, w, offs).backward(dy)
+    used = []
+    real = grouped_recorded.backward
+    monkeypatch.setattr(grouped_recorded, "backward", lambda *a: used.append(real(*a) is not None) or None)
+    warpgemm.grouped_mm(x, w, offs).backward(dy)
+    with FlopCounterMode(display=False) as counter:
+        warpgemm.grouped_mm(x, w, offs).backward(dy)
+    torch.autograd.grad(warpgemm.grouped_mm(x, w, offs), (x, ), dy.requires_grad_(), create_graph=True)
+    assert used == [True, False, False]  # plain eager: the recipe; under a mode or create_graph: the general formula
+    assert counter.get_total_flops() == 3 * 2 * 128 * 64 * 32

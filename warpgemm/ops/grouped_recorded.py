@@ -1,0 +1,104 @@
+"""The token form's backward from a recorded recipe: from the second backward of a call signature, dX = dY @ W[g]^T
+and dW (the ragged-K form) launch from the plans the general formula ran (grouped._tokens_backward), on grad, the
+tokens and the experts directly: no per-product dispatch through the ops' implementations, no checks or plan keys.
+
+A mixture-of-experts layer's training step spent ~0.5-0.6 ms of host time on the H100 host against
+torch._grouped_mm's ~0.2 (results/2026-11-28-s48/), so steps of a few tenths of a millisecond of GPU work were
+host-bound; the backward runs on the autograd engine's device thread, where Python ran ~2x slower in those
+measurements. Recorded only where the general formula reads every operand in place: the gradient in the tokens'
+dtype (no fp16 scaling), plans without copies or staged outputs, the Hopper path; plain eager contexts only.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import torch
+
+from .. import _env
+from . import checks, gemm_impl, grouped_ragged_k
+from . import grouped as _grouped  # (a cycle: grouped imports this module last; read at call time)
+from .eager_autograd import plain_tensor
+
+
+class _Recipe(NamedTuple):
+    dx: object  # the token-form plan of dX = dY @ W[g]^T (grouped._GroupedPlan), or None
+    dw: object  # the ragged-K plan of dW, or of dW^T where the experts are stored column-major, or None
+    dw_shape: tuple  # that product's (G, M, N)
+
+
+# Keyed on what the plans read: shapes, strides, dtypes, 16-byte alignment, which gradients are needed and the
+# experts' layout. False: a key the general formula runs.
+_RECIPES: dict[tuple, _Recipe | bool] = {}
+gemm_impl._FORGET_HOOKS.append(_RECIPES.clear)
+
+
+def _key(ctx, grad, a, b, offs) -> tuple:
+    return (ctx.dtype, ctx.needs_input_grad[:2], ctx.b_columns, grad.shape, grad.stride(), grad.dtype, grad.device,
+            grad.data_ptr() % 16, offs.shape, offs.stride(), offs.dtype, offs.data_ptr() % 16,
+            None if a is None else (a.shape, a.stride(), a.dtype, a.data_ptr() % 16),
+            None if b is None else (b.shape, b.stride(), b.dtype, b.data_ptr() % 16))
+
+
+def _dw_operands(ctx, grad, a):
+    """The ragged-K form's (left, right) as the general formula passes them: dW^T = dY^T A (experts stored
+    column-major) or dW = A^T dY."""
+    return (grad.t(), a) if ctx.b_columns else (a.t(), grad)
+
+
+def _record(ctx, grad, a, b, offs) -> _Recipe | bool:
+    """Plan this key's products as the general formula plans them (it then runs this first backward itself and finds
+    the plans cached), or False where a product would not read its operands in place."""
+    if (grad.dtype != ctx.dtype or grad.dim() != 2 or grad.numel() == 0 or offs.shape[0] == 0
+            or gemm_impl.select_path(grad.device).path != "hopper"):
+        return False
+    dx = dw = dw_shape = None
+    if ctx.needs_input_grad[0]:
+        bt = b.transpose(1, 2)
+        if bt.shape[2] == 0:
+            return False
+        plan = _grouped._plan(grad.unsqueeze(0), bt, grad.new_empty((1, grad.shape[0], bt.shape[2])), None)
+        if plan.a_copy or plan.b_copy or plan.c_staged:
+            return False
+        dx = plan
+    if ctx.needs_input_grad[1]:
+        left, right = _dw_operands(ctx, grad, a)
+        at = left.t()
+        if grouped_ragged_k.token_outer(at) is not at or grouped_ragged_k.token_outer(right) is not right:
+            return False
+        dw_shape = (offs.shape[0], left.shape[0], right.shape[1])
+        if 0 in dw_shape:
+            return False
+        plan = grouped_ragged_k.plan_ragged(at, right, grad.new_empty(dw_shape), None)
+        if plan.c_staged:
+            return False
+        dw = plan
+    return _Recipe(dx, dw, dw_shape)
+
+
+def backward(ctx, grad, a, b, offs):
+    """The token form's gradients through a recipe, or None where the general formula must run (the first backward
+    of a key, create_graph, logging, dispatch modes, tracing, subclasses, freed storages)."""
+    if (torch.is_grad_enabled() or _env.LOG_ENABLED or not checks.plain_context() or not plain_tensor(grad)
+            or not plain_tensor(offs) or not (a is None or plain_tensor(a)) or not (b is None or plain_tensor(b))
+            or not checks.recipe_safe(grad, a, b, offs)):
+        return None
+    key = _key(ctx, grad, a, b, offs)
+    r = _RECIPES.get(key)
+    if r is None:
+        if len(_RECIPES) > 4096:
+            _RECIPES.clear()
+        _RECIPES[key] = _record(ctx, grad, a, b, offs)
+        return None  # the first backward of a key runs the general formula
+    if r is False or torch._C._cuda_getDevice() != grad.device.index:
+        return None
+    da = db = None
+    if r.dx is not None:
+        out = grad.new_empty((grad.shape[0], b.shape[1]))
+        _grouped.tokens_launch(r.dx, grad, b, out, offs, grad.shape[0])  # (reads dY and W[g]^T in place)
+        da = _grouped._zero_past_end(out, offs)
+    if r.dw is not None:
+        left, right = _dw_operands(ctx, grad, a)
+        out = grad.new_empty(r.dw_shape)
+        grouped_ragged_k.ragged_launch(r.dw, left.t(), right, out, offs)
+        db = out.transpose(1, 2) if ctx.b_columns else out
+    return da, db, None, None, None
