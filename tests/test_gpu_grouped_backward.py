@@ -36,22 +36,28 @@ CASES = [(777, 256, 192, [100, 0, 300, 640]), (960, 128, 256, [300, 120, 700, 65
 @pytest.mark.parametrize("stored_nk", [True, False], ids=["experts_GNK", "experts_GKN"])
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"T{c[0]}_G{len(c[3])}")
 def test_expert_gradient_layout_and_rows_past_the_end(case, stored_nk, monkeypatch):
-    """Three steps on fresh copies of the same values: the first through the general formula, the next two through
-    the recorded backward (ops/grouped_recorded.py), which must give the same bits."""
+    """Steps on new values, every step's tensors kept alive (new addresses): the first through the general formula,
+    the next through the recorded backward (ops/grouped_recorded.py), each compared bit for bit with the general
+    formula on the same inputs, and the first with float64."""
     T, K, N, ends = case
     g = torch.Generator(device=DEV).manual_seed(T)
     G = len(ends)
-    a0 = rand(T, K, g=g)
-    b0 = rand(G, N, K, g=g).transpose(1, 2) if stored_nk else rand(G, K, N, g=g)
-    grad0 = rand(T, N, g=g)
     offs = torch.tensor(ends, device=DEV, dtype=torch.int32)
+    monkeypatch.setattr(grouped_recorded, "_RECIPES", {})
     zeroed, used = [], []
     kernel = grouped.zero_rows_past_end
     monkeypatch.setattr(grouped, "zero_rows_past_end", lambda *args: zeroed.append(1) or kernel(*args))
     recorded = grouped_recorded.backward
-    monkeypatch.setattr(grouped_recorded, "backward", lambda *args: used.append(recorded(*args)) or used[-1])
-    steps = []
-    for step in range(3):
+    allow = [True]
+    def spy(*args):  # (keeps no reference to the gradients: autograd would copy one still held elsewhere)
+        r = recorded(*args) if allow[0] else None
+        used.append(r is not None)
+        return r
+
+    monkeypatch.setattr(grouped_recorded, "backward", spy)
+    alive = []
+
+    def step(a0, b0, grad0):
         a = a0.clone().requires_grad_()
         b = torch.empty_strided(b0.shape, b0.stride(), device=DEV, dtype=b0.dtype).copy_(b0).requires_grad_()
         grad = grad0.clone()
@@ -63,15 +69,24 @@ def test_expert_gradient_layout_and_rows_past_the_end(case, stored_nk, monkeypat
         zeroed.clear()
         used.clear()
         out.backward(grad)
-        assert zeroed, step  # the in-place kernel, not the masked_fill fallback
-        assert (used[0] is not None) == (step > 0), step  # the recipe from the second step
+        alive.append((a, b, grad))
+        assert zeroed  # the in-place kernel, not the masked_fill fallback
         assert b.grad.stride() == b.stride()
-        steps.append((a.grad, b.grad))
-    da, db, owned = _reference(a0, b0, ends, grad0)
-    assert rel_error(steps[0][0][:owned], da[:owned]) < 1e-2 and rel_error(steps[0][1], db) < 1e-2
-    for ga, gb in steps:
-        assert torch.equal(ga[owned:], torch.zeros_like(ga[owned:]))
-        assert torch.equal(ga, steps[0][0]) and torch.equal(gb, steps[0][1])
+        return a.grad, b.grad, used[0]
+
+    for n in range(3):
+        a0 = rand(T, K, g=g)
+        b0 = rand(G, N, K, g=g).transpose(1, 2) if stored_nk else rand(G, K, N, g=g)
+        grad0 = rand(T, N, g=g)
+        ga, gb, from_recipe = step(a0, b0, grad0)
+        assert from_recipe == (n > 0), n  # recorded on the first backward, replayed from the second
+        allow[0] = False
+        want_a, want_b, _ = step(a0, b0, grad0)  # the general formula on the same inputs
+        allow[0] = True
+        assert torch.equal(ga, want_a) and torch.equal(gb, want_b), n
+        da, db, owned = _reference(a0, b0, ends, grad0)
+        assert rel_error(ga[:owned], da[:owned]) < 1e-2 and rel_error(gb, db) < 1e-2, n
+        assert torch.equal(ga[owned:], torch.zeros_like(ga[owned:])), n
 
 
 def test_rows_past_the_end_under_create_graph():

@@ -20,7 +20,11 @@ def launches(monkeypatch):
     calls, ids = [], {}
 
     def fake(self, a, b, c, bias, group_table=None, scales=None):
-        calls.append((ids.setdefault(id(self), len(ids) + 1), a.data_ptr(), b.data_ptr()))
+        table = None if group_table is None else group_table.tolist()  # offs itself, or the row-tile table
+        if table is not None and 0 <= 2 + 5 * table[0] <= len(table):
+            table = table[:2 + 5 * table[0]]  # the table's written part (a header and 5 slots a row tile)
+        table = None if table is None else tuple(table)
+        calls.append((ids.setdefault(id(self), len(ids) + 1), a.data_ptr(), b.data_ptr(), c.data_ptr(), table))
         c.fill_(ids[id(self)])
 
     hopper = lambda device: gemm_impl.PathChoice("hopper", "test")  # noqa: E731
@@ -31,9 +35,25 @@ def launches(monkeypatch):
     monkeypatch.setattr(torch._C, "_cuda_getDevice", lambda: None, raising=False)
     monkeypatch.setattr(torch._C, "_cuda_getCurrentRawStream", lambda device: 0, raising=False)
     monkeypatch.setattr(hopper_gemm.GemmLaunch, "launch", fake)
+
+    def zero_past_end(x, offs):  # in place, as kernels/zero_rows.py does on the GPU (the CPU path copies)
+        x.masked_fill_((torch.arange(x.shape[0]) >= offs.max().clamp(0, x.shape[0])).unsqueeze(1), 0)
+        return x
+
+    monkeypatch.setattr(grouped, "_zero_past_end", zero_past_end)
     gemm_impl.forget_plans()
     yield calls
     gemm_impl.forget_plans()
+
+
+def _spy(real, used):
+    """grouped_recorded.backward, noting whether the recipe ran (holding no reference to the gradients: autograd
+    copies a gradient someone else still holds instead of taking it)."""
+    def backward(*args):
+        r = real(*args)
+        used.append(r is not None)
+        return r
+    return backward
 
 
 # (groups, tokens, K, N, experts stored (G, N, K), x needs grad, experts need grad, owned tokens)
@@ -47,7 +67,7 @@ def test_recipe_runs_the_general_formulas_launches(launches, monkeypatch, case):
     G, T, K, N, stored_nk, x_grad, w_grad, owned = case
     used = []
     real = grouped_recorded.backward
-    monkeypatch.setattr(grouped_recorded, "backward", lambda *a: used.append(real(*a)) or used[-1])
+    monkeypatch.setattr(grouped_recorded, "backward", _spy(real, used))
     x0 = torch.randn(T, K, dtype=BF)
     w0 = torch.randn(G, N, K, dtype=BF).transpose(1, 2) if stored_nk else torch.randn(G, K, N, dtype=BF)
     dy0 = torch.randn(T, N, dtype=BF)
@@ -62,12 +82,17 @@ def test_recipe_runs_the_general_formulas_launches(launches, monkeypatch, case):
         used.clear()
         y.backward(dy)
         names = {dy.data_ptr(): "dy", x.data_ptr(): "x", w.data_ptr(): "w"}
-        calls = sorted((i, names.get(pa, pa), names.get(pb, pb)) for i, pa, pb in launches)
-        steps.append((calls, [None if t.grad is None else t.grad for t in (x, w)], used[0] is not None))
+        for t, name in ((x, "dx"), (w, "dw")):
+            if t.grad is not None:
+                names[t.grad.data_ptr()] = name
+        calls = sorted((i, names.get(pa, pa), names.get(pb, pb), names.get(pc, pc), table)
+                       for i, pa, pb, pc, table in launches)
+        steps.append((calls, [None if t.grad is None else t.grad for t in (x, w)], used[0]))
     assert any(r is not False for r in grouped_recorded._RECIPES.values())
     general_step, recorded = steps[0], steps[1:]
     assert len(general_step[0]) == x_grad + w_grad
-    assert all(isinstance(n, str) for _, pa, pb in general_step[0] for n in (pa, pb))
+    # every launch reads the step's own operands and writes the gradient the step returns
+    assert all(isinstance(n, str) for _, pa, pb, pc, _ in general_step[0] for n in (pa, pb, pc))
     assert not general_step[2]
     for calls, grads, from_recipe in recorded:
         assert from_recipe
@@ -99,3 +124,28 @@ def test_general_formula_under_create_graph_and_modes(launches, monkeypatch):
     torch.autograd.grad(warpgemm.grouped_mm(x, w, offs), (x, ), dy.requires_grad_(), create_graph=True)
     assert used == [True, False, False]  # plain eager: the recipe; under a mode or create_graph: the general formula
     assert counter.get_total_flops() == 3 * 2 * 128 * 64 * 32
+
+
+@pytest.mark.parametrize("why", ["logging", "fp32_out", "portable"])
+def test_recipe_declines(launches, monkeypatch, why):
+    """Where the general formula differs (logging, an fp32 gradient of bf16 tokens, the portable path), no recipe."""
+    x = torch.randn(128, 64, dtype=BF).requires_grad_()
+    w = torch.randn(4, 64, 32, dtype=BF).requires_grad_()
+    offs = torch.tensor([32, 64, 96, 128], dtype=torch.int32)
+    if why == "logging":
+        monkeypatch.setattr(_env, "LOG_ENABLED", True)
+        monkeypatch.setattr(_env, "log", lambda message: None)
+    if why == "portable":
+        portable = lambda device: gemm_impl.PathChoice("portable", "test")  # noqa: E731
+        monkeypatch.setattr(gemm_impl, "select_path", portable)
+        monkeypatch.setattr(grouped, "select_path", portable)
+    out_dtype = torch.float32 if why == "fp32_out" else None
+    used = []
+    real = grouped_recorded.backward
+    monkeypatch.setattr(grouped_recorded, "backward", _spy(real, used))
+    for _ in range(3):
+        y = warpgemm.grouped_mm(x, w, offs, out_dtype=out_dtype)
+        y.backward(torch.randn(y.shape, dtype=y.dtype))
+    assert used == [False] * 3
+    assert all(r is False for r in grouped_recorded._RECIPES.values())
+

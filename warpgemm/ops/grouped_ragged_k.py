@@ -86,10 +86,15 @@ def ragged_view(x: torch.Tensor, block_k: int, contiguous_dim: int) -> TmaGeomet
     return TmaGeometry((T, block_k, X), (pitch, pitch, 1), contiguous_dim)
 
 
+def reads_token_outer(x: torch.Tensor) -> bool:
+    """Whether TMA can read x (T, X) token by token in place (X contiguous, 16-byte pitch and base)."""
+    return describe(x.unsqueeze(0), 2) is not None
+
+
 def token_outer(x: torch.Tensor) -> torch.Tensor:
-    """x (T, X) itself when TMA can read it token by token (X contiguous, 16-byte pitch and base), else a copy
-    whose rows are padded to whole 32-byte sectors (tma_operands.padded_geometry)."""
-    if describe(x.unsqueeze(0), 2) is not None:
+    """x (T, X) itself when TMA can read it token by token (reads_token_outer), else a copy whose rows are padded to
+    whole 32-byte sectors (tma_operands.padded_geometry)."""
+    if reads_token_outer(x):
         return x
     geom = padded_geometry((1, *x.shape), x.element_size(), 2)
     buf = torch.empty((x.shape[0], geom.strides[1]), dtype=x.dtype, device=x.device)[:, :x.shape[1]]
