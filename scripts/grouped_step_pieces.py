@@ -35,7 +35,8 @@ def main():
         }
         row = {"G": G, "T": T, "K": K, "N": N}
         for name, (args, kw) in pieces.items():
-            fns = {"warpgemm": lambda: warpgemm.grouped_mm(*args, offs), "torch": lambda: torch._grouped_mm(*args, offs)}
+            fns = {"warpgemm": lambda: warpgemm.grouped_mm(*args, offs),
+                   "torch": lambda: torch._grouped_mm(*args, offs)}
             times = {k: [] for k in fns}
             for fn in fns.values():
                 eager_ms(fn, 5)

@@ -39,8 +39,8 @@ def zero_rows_past_end_kernel(x_ptr, offs_ptr, num_groups, rows, cols, row_strid
                      mask=live[:, None] & (c[None, :] < cols))
 
 
-# (device, x's and offs' dtypes, BLOCK_G, x and offs 16-byte aligned) -> CachedKernel (after the first call the launch skips
-# Triton's Python binder).
+# (device, x's and offs' dtypes, BLOCK_G, x and offs 16-byte aligned) -> CachedKernel (after the first call the
+# launch skips Triton's Python binder).
 _LAUNCHES: dict[tuple, object] = {}
 
 

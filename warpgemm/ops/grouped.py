@@ -365,7 +365,6 @@ def grouped_mm(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor | None = Non
         _check_offs(offs, None, a.shape[1], "2-D x 2-D (groups along K)", device)
         G = offs.shape[0]
         if config is not None:
-
             problem = forced_config_problem(config)
             if problem is not None:
                 raise ValueError(f"config {config.name}: {problem}")
