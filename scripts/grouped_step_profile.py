@@ -6,9 +6,8 @@ the GPU kernels and the host ops of a step, by total device time, beside torch._
 import sys
 
 import torch
-from torch.profiler import ProfilerActivity, profile
-
 import warpgemm
+from warpgemm.bench.timing import print_torch_profile
 
 
 def main():
@@ -22,15 +21,9 @@ def main():
         def step():
             x.grad = w.grad = None
             fn(x, w, offs).backward(dy)
-        for _ in range(5):
-            step()
-        torch.cuda.synchronize()
-        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
-            for _ in range(5):
-                step()
-            torch.cuda.synchronize()
+        step()
         print(f"==== {name}: w.grad strides {w.grad.stride()} (w {w.stride()})")
-        print(prof.key_averages().table(sort_by="cuda_time_total", row_limit=14, max_name_column_width=60))
+        print_torch_profile(step, warmup=4, calls=5, sort_by="cuda_time_total", rows=14)
 
 
 if __name__ == "__main__":

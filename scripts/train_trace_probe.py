@@ -13,6 +13,7 @@ import torch
 from torch._library import custom_ops
 
 import warpgemm
+from warpgemm.bench.timing import print_torch_profile
 
 
 def host_us(fn, count=200):
@@ -46,15 +47,7 @@ def main():
         x.grad = w.grad = None
         warpgemm.linear(x, w).backward(dy)
 
-    for _ in range(10):
-        step()
-    torch.cuda.synchronize()
-    from torch.profiler import ProfilerActivity, profile
-    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
-        for _ in range(20):
-            step()
-        torch.cuda.synchronize()
-    print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=30, max_name_column_width=60))
+    print_torch_profile(step, warmup=10, calls=20, sort_by="self_cpu_time_total", rows=30)
     src = inspect.getsource(custom_ops)
     at = src.find("def backend_impl")
     print(src[at:at + 2500])

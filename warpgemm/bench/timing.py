@@ -71,6 +71,21 @@ def print_host_profile(fn: Callable[[], object], calls: int, rows: int = 25, sor
     pstats.Stats(prof).sort_stats(sort).print_stats(rows)
 
 
+def print_torch_profile(fn: Callable[[], object], warmup: int, calls: int, sort_by: str, rows: int) -> None:
+    """torch.profiler (CPU and CUDA) over `calls` calls of fn after `warmup` untimed ones: its table of the `rows`
+    first ops by `sort_by` (e.g. "cuda_time_total", "self_cpu_time_total")."""
+    from torch.profiler import ProfilerActivity, profile
+
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        for _ in range(calls):
+            fn()
+        torch.cuda.synchronize()
+    print(prof.key_averages().table(sort_by=sort_by, row_limit=rows, max_name_column_width=60))
+
+
 def alternate(fn_a: Callable[[], object], fn_b: Callable[[], object], rounds: int = 5, rep_ms: int = 100,
               use_graph: bool = False) -> PairTiming:
     """Median times of fn_a and fn_b over `rounds` rounds, the order flipping every round."""
