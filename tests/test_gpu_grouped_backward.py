@@ -99,3 +99,22 @@ def test_rows_past_the_end_under_create_graph():
     assert torch.equal(ga[250:], torch.zeros_like(ga[250:]))
     gg, = torch.autograd.grad(ga.float().sum(), (grad, ))
     assert torch.equal(gg[250:], torch.zeros_like(gg[250:]))
+
+
+@pytest.mark.parametrize("grad", [False, True], ids=["no_grad", "grad"])
+def test_recorded_forward_matches_the_checked_call(grad, monkeypatch):
+    """grouped_mm of a recorded signature (ops/grouped_recorded.py: no checks, the plan launched directly without
+    gradients) gives the checked call's bits, on new values and addresses each call."""
+    monkeypatch.setattr(grouped_recorded, "_FORWARDS", {})
+    g = torch.Generator(device=DEV).manual_seed(21)
+    offs = torch.tensor([100, 0, 300, 640], device=DEV, dtype=torch.int32)
+    alive = []
+    for n in range(3):
+        x, w = rand(777, 256, g=g).requires_grad_(grad), rand(4, 256, 192, g=g)
+        y = warpgemm.grouped_mm(x, w, offs)
+        assert bool(grouped_recorded._FORWARDS) and y.requires_grad == grad
+        with monkeypatch.context() as m:
+            m.setattr(grouped_recorded, "_FORWARDS", {})  # the checked call on the same inputs
+            want = warpgemm.grouped_mm(x, w, offs)
+        assert torch.equal(y[:640], want[:640]), n
+        alive.append((x, w, y))

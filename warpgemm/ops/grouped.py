@@ -316,6 +316,10 @@ def grouped_mm(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor | None = Non
                out: torch.Tensor | None = None, out_dtype: torch.dtype | None = None,
                config: GemmConfig | None = None) -> torch.Tensor:
     """torch._grouped_mm(a, b, offs) on warpgemm's kernels; see the module docstring for forms and differences."""
+    if out is None and config is None and offs is not None:
+        recorded = grouped_recorded.forward(a, b, offs, out_dtype)  # a signature whose checks passed before
+        if recorded is not None:
+            return recorded
     if not checks.plain_context():  # one query for the common case (no transform, region or dual level)
         transforms.refuse("grouped_mm", a, b)
         if out is None:  # torch does not autocast out= variants
@@ -323,6 +327,7 @@ def grouped_mm(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor | None = Non
     checks.check_tensor("a", a)
     checks.check_tensor("b", b)
     checks.check_gemm_dtypes(a, b)
+    out_dtype_arg = out_dtype  # (the recipes' key: the argument as given)
     out_dtype = checks.resolve_out_dtype(a.dtype, out_dtype, out)
     device = checks.check_devices(a=a, b=b, out=out)
     if config is not None and not isinstance(config, GemmConfig):
@@ -353,6 +358,8 @@ def grouped_mm(a: torch.Tensor, b: torch.Tensor, offs: torch.Tensor | None = Non
             raise ValueError(f"b must have shape (groups, {K}, N) to match a's K = {K}, got {tuple(b.shape)}")
         _check_offs(offs, G, T, "2-D x 3-D (tokens x experts)", device)
         shape = (T, N)
+        if out is None and config is None:
+            grouped_recorded.record_forward(a, b, offs, out_dtype_arg, out_dtype)
     elif a.dim() == 3 and b.dim() == 3:
         if offs is not None:
             raise ValueError("offs must be None for the 3-D x 3-D (batched) form")

@@ -1,6 +1,12 @@
-"""The token form's backward from a recorded recipe: from the second backward of a call signature, dX = dY @ W[g]^T
-and dW (the ragged-K form) launch from the plans the general formula ran (grouped._tokens_backward), on grad, the
-tokens and the experts directly: no per-product dispatch through the ops' implementations, no checks or plan keys.
+"""The token form's calls from recorded recipes.
+
+Forward: a grouped_mm(x, W, offs) call of a signature that passed the checks once (shapes, strides, dtypes, devices:
+everything they read but offs' values, which the kernels read on the device) skips them from the second call on; a
+call without gradients also launches the recorded plan directly, as matmul's eager recipes do.
+
+Backward: from the second backward of a call signature, dX = dY @ W[g]^T and dW (the ragged-K form) launch from the
+plans the general formula ran (grouped._tokens_backward), on grad, the tokens and the experts directly: no
+per-product dispatch through the ops' implementations, no checks or plan keys.
 
 A mixture-of-experts layer's training step spent ~0.5-0.6 ms of host time on the H100 host against
 torch._grouped_mm's ~0.2 (results/2026-11-28-s48/), so steps of a few tenths of a millisecond of GPU work were
@@ -18,6 +24,59 @@ from .. import _env
 from . import checks, gemm_impl, grouped_ragged_k
 from . import grouped as _grouped  # (a cycle: grouped imports this module last; read at call time)
 from .eager_autograd import plain_tensor
+
+
+class _Forward(NamedTuple):
+    plan: object  # the token-form plan (grouped._GroupedPlan), reading x and W in place
+    shape: tuple  # the output's (T, N)
+    out_dtype: torch.dtype
+    device: int
+
+
+# Keyed on what the checks and the plan read (offs' values aside): recorded after a call that passed the checks.
+_FORWARDS: dict[tuple, _Forward] = {}
+gemm_impl._FORGET_HOOKS.append(_FORWARDS.clear)
+
+
+def _forward_key(a, b, offs, out_dtype) -> tuple:
+    return (a.shape, a.stride(), b.shape, b.stride(), a.dtype, b.dtype, a.device, b.device, offs.shape, offs.dtype,
+            offs.device, out_dtype, a.data_ptr() % 16 == 0, b.data_ptr() % 16 == 0)
+
+
+def _plain_call(a, b, offs) -> bool:
+    """A call a recipe may take: plain tensors and context, no logging or host check of offs (grouped.py)."""
+    return (type(a) in checks.PLAIN_TYPES and type(b) in checks.PLAIN_TYPES and type(offs) in checks.PLAIN_TYPES
+            and not _env.LOG_ENABLED and not _grouped._CHECK_OFFS and checks.plain_context())
+
+
+def forward(a, b, offs, out_dtype):
+    """grouped_mm(a, b, offs, out_dtype=out_dtype) of a recorded signature (2-D x 3-D, no out=, no forced config),
+    or None where the checked call must run."""
+    if not _plain_call(a, b, offs):
+        return None
+    r = _FORWARDS.get(_forward_key(a, b, offs, out_dtype))
+    if r is None or not checks.recipe_safe(a, b, offs) or torch._C._cuda_getDevice() != r.device:
+        return None
+    if torch.is_grad_enabled() and (a.requires_grad or b.requires_grad):
+        return _grouped.TOKENS(a, b, offs, r.out_dtype, None)
+    out = a.new_empty(r.shape, dtype=r.out_dtype)
+    _grouped.tokens_launch(r.plan, a, b, out, offs, a.shape[0])
+    return out
+
+
+def record_forward(a, b, offs, out_dtype, resolved_dtype) -> None:
+    """After grouped_mm's checks passed for a 2-D x 3-D call without out= or a forced config: its recipe, where the
+    plan reads x and W in place and writes a fresh output (the Hopper path)."""
+    if (not _plain_call(a, b, offs) or a.numel() == 0 or b.shape[0] == 0 or b.shape[2] == 0
+            or gemm_impl.select_path(a.device).path != "hopper" or not checks.recipe_safe(a, b, offs)):
+        return
+    shape = (a.shape[0], b.shape[2])
+    plan = _grouped._plan(a.unsqueeze(0), b, a.new_empty((1, *shape), dtype=resolved_dtype), None)
+    if plan.a_copy or plan.b_copy or plan.c_staged:
+        return
+    if len(_FORWARDS) > 4096:
+        _FORWARDS.clear()
+    _FORWARDS[_forward_key(a, b, offs, out_dtype)] = _Forward(plan, shape, resolved_dtype, a.device.index)
 
 
 class _Recipe(NamedTuple):

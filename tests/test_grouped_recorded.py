@@ -1,7 +1,8 @@
-"""The token form's recorded backward (ops/grouped_recorded.py) on the CPU, with the Hopper path's planning real and
-its launches faked: from the second backward of a signature the recipe must run the very launches the general formula
-ran (grouped._tokens_backward), on the same operands, into gradients of the same layout. The GPU suite
-(test_gpu_grouped_backward.py) checks the values on the kernels."""
+"""The token form's recorded calls (ops/grouped_recorded.py) on the CPU, with the Hopper path's planning real and its
+launches faked. From the second backward of a signature the recipe must run the very launches the general formula ran
+(grouped._tokens_backward), on the same operands, into gradients of the same layout; from the second call of a
+signature grouped_mm skips its checks and launches the same plan. The GPU suite (test_gpu_grouped_backward.py)
+checks the values on the kernels."""
 import pytest
 import torch
 
@@ -149,3 +150,58 @@ def test_recipe_declines(launches, monkeypatch, why):
     assert used == [False] * 3
     assert all(r is False for r in grouped_recorded._RECIPES.values())
 
+
+
+@pytest.mark.parametrize("grad", [False, True], ids=["no_grad", "grad"])
+def test_recorded_forward_skips_the_checks_and_launches_the_same_plan(launches, monkeypatch, grad):
+    """From the second call of a signature grouped_mm skips its checks (no check_tensor) and, without gradients,
+    launches the recorded plan on the call's own x, W and output; with gradients it goes to the same op."""
+    checked = []
+    real_check = grouped.checks.check_tensor
+    monkeypatch.setattr(grouped.checks, "check_tensor", lambda *a: checked.append(1) or real_check(*a))
+    x0, w0 = torch.randn(256, 64, dtype=BF), torch.randn(4, 64, 96, dtype=BF)
+    offs = torch.tensor([64, 100, 200, 256], dtype=torch.int32)
+    steps = []
+    for _ in range(3):
+        x, w = x0.clone().requires_grad_(grad), w0.clone()
+        checked.clear()
+        launches.clear()
+        y = warpgemm.grouped_mm(x, w, offs)
+        names = {x.data_ptr(): "x", w.data_ptr(): "w", y.data_ptr(): "y"}
+        steps.append(([(i, names.get(pa), names.get(pb), names.get(pc), t) for i, pa, pb, pc, t in launches],
+                      bool(checked), y.shape, y.dtype, y.requires_grad, y.clone()))
+    assert steps[0][1] and not steps[1][1] and not steps[2][1]  # checked once
+    for s in steps[1:]:
+        assert s[0] == steps[0][0] and s[2:5] == steps[0][2:5] and torch.equal(s[5], steps[0][5])
+    assert steps[0][0][0][1:4] == ("x", "w", "y") and steps[0][4] == grad
+
+
+@pytest.mark.parametrize("why", ["out", "config", "check_offs", "logging", "mode"])
+def test_recorded_forward_declines(launches, monkeypatch, why):
+    from torch.utils.flop_counter import FlopCounterMode
+
+    from warpgemm.heuristics import GROUPED_LARGE
+
+    x, w = torch.randn(256, 64, dtype=BF), torch.randn(4, 64, 96, dtype=BF)
+    offs = torch.tensor([64, 100, 200, 256], dtype=torch.int32)
+    for _ in range(2):
+        warpgemm.grouped_mm(x, w, offs)  # recorded
+    checked = []
+    real_check = grouped.checks.check_tensor
+    monkeypatch.setattr(grouped.checks, "check_tensor", lambda *a: checked.append(1) or real_check(*a))
+    kwargs = {}
+    if why == "out":
+        kwargs["out"] = torch.empty(256, 96, dtype=BF)
+    if why == "config":
+        kwargs["config"] = GROUPED_LARGE
+    if why == "check_offs":
+        monkeypatch.setattr(grouped, "_CHECK_OFFS", True)
+    if why == "logging":
+        monkeypatch.setattr(_env, "LOG_ENABLED", True)
+        monkeypatch.setattr(_env, "log", lambda message: None)
+    if why == "mode":
+        with FlopCounterMode(display=False):
+            warpgemm.grouped_mm(x, w, offs)
+    else:
+        warpgemm.grouped_mm(x, w, offs, **kwargs)
+    assert checked  # the checked call
