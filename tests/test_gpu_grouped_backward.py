@@ -104,17 +104,28 @@ def test_rows_past_the_end_under_create_graph():
 @pytest.mark.parametrize("grad", [False, True], ids=["no_grad", "grad"])
 def test_recorded_forward_matches_the_checked_call(grad, monkeypatch):
     """grouped_mm of a recorded signature (ops/grouped_recorded.py: no checks, the plan launched directly without
-    gradients) gives the checked call's bits, on new values and addresses each call."""
+    gradients) gives the checked call's bits, and with gradients the same gradients, on new values and addresses
+    each call."""
     monkeypatch.setattr(grouped_recorded, "_FORWARDS", {})
+    checked = []
+    real_check = grouped.checks.check_tensor
+    monkeypatch.setattr(grouped.checks, "check_tensor", lambda *a: checked.append(1) or real_check(*a))
     g = torch.Generator(device=DEV).manual_seed(21)
     offs = torch.tensor([100, 0, 300, 640], device=DEV, dtype=torch.int32)
     alive = []
     for n in range(3):
         x, w = rand(777, 256, g=g).requires_grad_(grad), rand(4, 256, 192, g=g)
+        dy = rand(777, 192, g=g)
+        checked.clear()
         y = warpgemm.grouped_mm(x, w, offs)
-        assert bool(grouped_recorded._FORWARDS) and y.requires_grad == grad
+        assert bool(checked) == (n == 0), n  # checked on the first call only
+        xc = x.detach().clone().requires_grad_(grad)
         with monkeypatch.context() as m:
             m.setattr(grouped_recorded, "_FORWARDS", {})  # the checked call on the same inputs
-            want = warpgemm.grouped_mm(x, w, offs)
-        assert torch.equal(y[:640], want[:640]), n
-        alive.append((x, w, y))
+            want = warpgemm.grouped_mm(xc, w, offs)
+        assert torch.equal(y[:640], want[:640]) and y.requires_grad == grad, n
+        if grad:
+            y.backward(dy)
+            want.backward(dy)
+            assert torch.equal(x.grad, xc.grad), n
+        alive.append((x, w, y, xc, want))

@@ -155,28 +155,32 @@ def test_recipe_declines(launches, monkeypatch, why):
 @pytest.mark.parametrize("grad", [False, True], ids=["no_grad", "grad"])
 def test_recorded_forward_skips_the_checks_and_launches_the_same_plan(launches, monkeypatch, grad):
     """From the second call of a signature grouped_mm skips its checks (no check_tensor) and, without gradients,
-    launches the recorded plan on the call's own x, W and output; with gradients it goes to the same op."""
+    launches the recorded plan on the call's own x, W, offs and output; with gradients it goes to the same op. New
+    tensors (and offs values) each call."""
     checked = []
     real_check = grouped.checks.check_tensor
     monkeypatch.setattr(grouped.checks, "check_tensor", lambda *a: checked.append(1) or real_check(*a))
-    x0, w0 = torch.randn(256, 64, dtype=BF), torch.randn(4, 64, 96, dtype=BF)
-    offs = torch.tensor([64, 100, 200, 256], dtype=torch.int32)
     steps = []
-    for _ in range(3):
-        x, w = x0.clone().requires_grad_(grad), w0.clone()
+    for n in range(3):
+        x, w = torch.randn(256, 64, dtype=BF).requires_grad_(grad), torch.randn(4, 64, 96, dtype=BF)
+        offs = torch.tensor([64 + n, 100, 200 - n, 256], dtype=torch.int32)
         checked.clear()
         launches.clear()
         y = warpgemm.grouped_mm(x, w, offs)
         names = {x.data_ptr(): "x", w.data_ptr(): "w", y.data_ptr(): "y"}
         steps.append(([(i, names.get(pa), names.get(pb), names.get(pc), t) for i, pa, pb, pc, t in launches],
-                      bool(checked), y.shape, y.dtype, y.requires_grad, y.clone()))
+                      bool(checked), (y.shape, y.stride(), y.dtype, y.requires_grad)))
+        assert launches[0][4] == tuple(offs.tolist())  # this call's offs (the GEMM counts row tiles from it)
+        if grad:
+            y.backward(torch.randn(y.shape, dtype=BF))
+            assert x.grad is not None and x.grad.shape == x.shape
     assert steps[0][1] and not steps[1][1] and not steps[2][1]  # checked once
     for s in steps[1:]:
-        assert s[0] == steps[0][0] and s[2:5] == steps[0][2:5] and torch.equal(s[5], steps[0][5])
-    assert steps[0][0][0][1:4] == ("x", "w", "y") and steps[0][4] == grad
+        assert [c[:4] for c in s[0]] == [c[:4] for c in steps[0][0]] and s[2] == steps[0][2]
+    assert steps[0][0][0][1:4] == ("x", "w", "y") and steps[0][2][3] == grad
 
 
-@pytest.mark.parametrize("why", ["out", "config", "check_offs", "logging", "mode"])
+@pytest.mark.parametrize("why", ["out", "config", "check_offs", "logging", "mode", "other_shape"])
 def test_recorded_forward_declines(launches, monkeypatch, why):
     from torch.utils.flop_counter import FlopCounterMode
 
@@ -185,10 +189,13 @@ def test_recorded_forward_declines(launches, monkeypatch, why):
     x, w = torch.randn(256, 64, dtype=BF), torch.randn(4, 64, 96, dtype=BF)
     offs = torch.tensor([64, 100, 200, 256], dtype=torch.int32)
     for _ in range(2):
-        warpgemm.grouped_mm(x, w, offs)  # recorded
+        warpgemm.grouped_mm(x, w, offs)
+    assert any(grouped_recorded._FORWARDS.values())  # recorded
     checked = []
     real_check = grouped.checks.check_tensor
     monkeypatch.setattr(grouped.checks, "check_tensor", lambda *a: checked.append(1) or real_check(*a))
+    warpgemm.grouped_mm(x, w, offs)
+    assert not checked  # the recipe, unchanged
     kwargs = {}
     if why == "out":
         kwargs["out"] = torch.empty(256, 96, dtype=BF)
@@ -199,9 +206,31 @@ def test_recorded_forward_declines(launches, monkeypatch, why):
     if why == "logging":
         monkeypatch.setattr(_env, "LOG_ENABLED", True)
         monkeypatch.setattr(_env, "log", lambda message: None)
+    if why == "other_shape":
+        x = torch.randn(255, 64, dtype=BF)
     if why == "mode":
         with FlopCounterMode(display=False):
             warpgemm.grouped_mm(x, w, offs)
     else:
         warpgemm.grouped_mm(x, w, offs, **kwargs)
     assert checked  # the checked call
+
+
+def test_recorded_forward_keeps_the_checks_messages_and_meta_calls(launches):
+    """Inputs the checks refuse by name still get their message after a recording, and meta calls (shape inference)
+    are never recorded: a second one works as the first."""
+    x, w = torch.randn(256, 64, dtype=BF), torch.randn(4, 64, 96, dtype=BF)
+    offs = torch.tensor([64, 100, 200, 256], dtype=torch.int32)
+    for _ in range(2):
+        warpgemm.grouped_mm(x, w, offs)
+    with pytest.raises(TypeError, match="out_dtype"):
+        warpgemm.grouped_mm(x, w, offs, out_dtype=[1])
+    with pytest.raises(TypeError, match="a must be a dense"):
+        warpgemm.grouped_mm(x.to_sparse(), w, offs)
+    with pytest.raises(TypeError, match="offs must be torch.int32"):
+        warpgemm.grouped_mm(x, w, offs.long())
+    recorded = dict(grouped_recorded._FORWARDS)
+    xm, wm, om = x.to("meta"), w.to("meta"), offs.to("meta")
+    for _ in range(2):
+        assert warpgemm.grouped_mm(xm, wm, om).shape == (256, 96)
+    assert grouped_recorded._FORWARDS == recorded

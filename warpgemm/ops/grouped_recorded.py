@@ -1,8 +1,9 @@
 """The token form's calls from recorded recipes.
 
-Forward: a grouped_mm(x, W, offs) call of a signature that passed the checks once (shapes, strides, dtypes, devices:
-everything they read but offs' values, which the kernels read on the device) skips them from the second call on; a
-call without gradients also launches the recorded plan directly, as matmul's eager recipes do.
+Forward: a grouped_mm(x, W, offs) call of a signature that passed the checks once (shapes, strides, dtypes, devices;
+not offs' values, which the kernels read on the device) skips them from the second call on; a call without gradients
+also launches the recorded plan directly, as matmul's eager recipes do. As theirs, the key cannot see a storage
+shrunk (resize_) to fewer bytes than the view spans but not to zero (checks.recipe_safe refuses a freed one).
 
 Backward: from the second backward of a call signature, dX = dY @ W[g]^T and dW (the ragged-K form) launch from the
 plans the general formula ran (grouped._tokens_backward), on grad, the tokens and the experts directly: no
@@ -34,7 +35,9 @@ class _Forward(NamedTuple):
 
 
 # Keyed on what the checks and the plan read (offs' values aside): recorded after a call that passed the checks.
-_FORWARDS: dict[tuple, _Forward] = {}
+# False: a signature whose plan copies an operand or stages the output (the checked call runs, and plans nothing
+# again).
+_FORWARDS: dict[tuple, _Forward | bool] = {}
 gemm_impl._FORGET_HOOKS.append(_FORWARDS.clear)
 
 
@@ -43,19 +46,24 @@ def _forward_key(a, b, offs, out_dtype) -> tuple:
             offs.device, out_dtype, a.data_ptr() % 16 == 0, b.data_ptr() % 16 == 0)
 
 
-def _plain_call(a, b, offs) -> bool:
-    """A call a recipe may take: plain tensors and context, no logging or host check of offs (grouped.py)."""
-    return (type(a) in checks.PLAIN_TYPES and type(b) in checks.PLAIN_TYPES and type(offs) in checks.PLAIN_TYPES
-            and not _env.LOG_ENABLED and not _grouped._CHECK_OFFS and checks.plain_context())
+def _plain_call(a, b, offs, out_dtype) -> bool:
+    """A call a recipe may take: plain tensors (not meta, not a subclass) with storage, a plain context, an out_dtype
+    of the accepted type, no logging or host check of offs (grouped.py). The tensors are asked first: a key reads
+    strides and addresses, which a sparse or nested tensor refuses (the checks name them)."""
+    return (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and isinstance(offs, torch.Tensor)
+            and checks.plain_context()  # (first of the queries: False while tracing, which the others would break)
+            and plain_tensor(a) and plain_tensor(b) and plain_tensor(offs)
+            and (out_dtype is None or isinstance(out_dtype, torch.dtype)) and not _env.LOG_ENABLED
+            and not _grouped._CHECK_OFFS and checks.recipe_safe(a, b, offs))
 
 
 def forward(a, b, offs, out_dtype):
     """grouped_mm(a, b, offs, out_dtype=out_dtype) of a recorded signature (2-D x 3-D, no out=, no forced config),
     or None where the checked call must run."""
-    if not _plain_call(a, b, offs):
+    if not _plain_call(a, b, offs, out_dtype):
         return None
     r = _FORWARDS.get(_forward_key(a, b, offs, out_dtype))
-    if r is None or not checks.recipe_safe(a, b, offs) or torch._C._cuda_getDevice() != r.device:
+    if not r or torch._C._cuda_getDevice() != r.device:
         return None
     if torch.is_grad_enabled() and (a.requires_grad or b.requires_grad):
         return _grouped.TOKENS(a, b, offs, r.out_dtype, None)
@@ -67,16 +75,18 @@ def forward(a, b, offs, out_dtype):
 def record_forward(a, b, offs, out_dtype, resolved_dtype) -> None:
     """After grouped_mm's checks passed for a 2-D x 3-D call without out= or a forced config: its recipe, where the
     plan reads x and W in place and writes a fresh output (the Hopper path)."""
-    if (not _plain_call(a, b, offs) or a.numel() == 0 or b.shape[0] == 0 or b.shape[2] == 0
-            or gemm_impl.select_path(a.device).path != "hopper" or not checks.recipe_safe(a, b, offs)):
+    if (not _plain_call(a, b, offs, out_dtype) or a.numel() == 0 or b.shape[0] == 0 or b.shape[2] == 0
+            or gemm_impl.select_path(a.device).path != "hopper"):
         return
-    shape = (a.shape[0], b.shape[2])
-    plan = _grouped._plan(a.unsqueeze(0), b, a.new_empty((1, *shape), dtype=resolved_dtype), None)
-    if plan.a_copy or plan.b_copy or plan.c_staged:
-        return
+    key = _forward_key(a, b, offs, out_dtype)
+    if key in _FORWARDS:
+        return  # recorded, refused, or recorded for another current device (that call declines; this one checks)
     if len(_FORWARDS) > 4096:
         _FORWARDS.clear()
-    _FORWARDS[_forward_key(a, b, offs, out_dtype)] = _Forward(plan, shape, resolved_dtype, a.device.index)
+    shape = (a.shape[0], b.shape[2])
+    plan = _grouped._plan(a.unsqueeze(0), b, a.new_empty((1, *shape), dtype=resolved_dtype), None)
+    refused = plan.a_copy or plan.b_copy or plan.c_staged
+    _FORWARDS[key] = False if refused else _Forward(plan, shape, resolved_dtype, a.device.index)
 
 
 class _Recipe(NamedTuple):
