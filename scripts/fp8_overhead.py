@@ -3,23 +3,19 @@
     python scripts/fp8_overhead.py [SIZE]
 """
 import sys
-import time
 
 import torch
 
 import warpgemm
 from warpgemm.bench.fp8_bench import make_fp8_operands
+from warpgemm.bench.timing import eager_ms
 
 
 def per_call_us(fn, calls=3000):
+    """Wall time per call of `calls` back-to-back calls after 200 untimed ones (bench.timing.eager_ms)."""
     for _ in range(200):
         fn()
-    torch.cuda.synchronize()
-    t0 = time.perf_counter()
-    for _ in range(calls):
-        fn()
-    torch.cuda.synchronize()
-    return (time.perf_counter() - t0) / calls * 1e6
+    return eager_ms(fn, calls)[1] * 1e3
 
 
 if __name__ == "__main__":

@@ -7,25 +7,19 @@ without autograd.
 """
 import inspect
 import sys
-import time
 
 import torch
 from torch._library import custom_ops
 
 import warpgemm
-from warpgemm.bench.timing import print_torch_profile
+from warpgemm.bench.timing import eager_ms, print_torch_profile
 
 
 def host_us(fn, count=200):
+    """Host time per call (to issue it) of `count` back-to-back calls after 10 untimed ones (bench.timing.eager_ms)."""
     for _ in range(10):
         fn()
-    torch.cuda.synchronize()
-    t0 = time.perf_counter()
-    for _ in range(count):
-        fn()
-    t1 = time.perf_counter()
-    torch.cuda.synchronize()
-    return (t1 - t0) / count * 1e6
+    return eager_ms(fn, count)[0] * 1e3
 
 
 def main():

@@ -60,6 +60,8 @@ def _plain_call(a, b, offs, out_dtype) -> bool:
 def forward(a, b, offs, out_dtype):
     """grouped_mm(a, b, offs, out_dtype=out_dtype) of a recorded signature (2-D x 3-D, no out=, no forced config),
     or None where the checked call must run."""
+    if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.dim() == 2 and b.dim() == 3):
+        return None  # (the other forms are never recorded: no key to build on their every call)
     if not _plain_call(a, b, offs, out_dtype):
         return None
     r = _FORWARDS.get(_forward_key(a, b, offs, out_dtype))
